@@ -1,0 +1,258 @@
+// Package journal is the table's durable event journal: every event is written to SQLite (WAL,
+// synchronous=FULL, so each append is on disk when Append returns) before it is published. The
+// journal gives the daemon its next sequence number after a restart, lets a consumer's gap be
+// replayed, and keeps every shoe for `sabot replay`.
+//
+// The journal belongs to one table: opening it for another table is an error, and it is never
+// rewritten: events are only appended.
+package journal
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"time"
+
+	_ "modernc.org/sqlite" // the SQLite driver, pure Go
+
+	"github.com/sabot-tables/sabot/tablebus"
+)
+
+// schemaVersion is the journal's own layout version, kept in its meta table.
+const schemaVersion = 1
+
+const schema = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS events (
+	seq    INTEGER PRIMARY KEY,
+	type   TEXT NOT NULL,
+	shoe   TEXT NOT NULL,
+	round  INTEGER NOT NULL,
+	ts     TEXT NOT NULL,
+	secure BLOB NOT NULL,
+	public BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_shoe ON events (shoe, round);
+`
+
+// Journal is an open journal. Its methods are safe for concurrent use.
+type Journal struct {
+	db    *sql.DB
+	path  string
+	table string
+	next  uint64
+}
+
+// ErrOtherTable is returned by Open for a journal that belongs to another table.
+var ErrOtherTable = errors.New("journal: the journal belongs to another table")
+
+// Open opens (creating if needed) the journal at path for table. A journal of another table, of
+// an unknown layout version, or one that fails SQLite's integrity check is an error, and the file
+// is left as it is.
+func Open(path, table string) (*Journal, error) {
+	if err := tablebus.ValidTable(table); err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	q := url.Values{}
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(FULL)")
+	q.Add("_pragma", "busy_timeout(5000)")
+	q.Add("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("journal: open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	j := &Journal{db: db, path: path, table: table}
+	if err := j.init(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("journal: %s: %w", path, err)
+	}
+	return j, nil
+}
+
+func (j *Journal) init() error {
+	var res string
+	if err := j.db.QueryRow("PRAGMA quick_check").Scan(&res); err != nil {
+		return fmt.Errorf("not a readable journal: %w", err)
+	}
+	if res != "ok" {
+		return fmt.Errorf("damaged journal: integrity check says %q", res)
+	}
+	if _, err := j.db.Exec(schema); err != nil {
+		return fmt.Errorf("creating the schema: %w", err)
+	}
+	tx, err := j.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	meta := map[string]string{}
+	rows, err := tx.Query("SELECT key, value FROM meta")
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			rows.Close()
+			return err
+		}
+		meta[k] = v
+	}
+	rows.Close()
+	if len(meta) == 0 {
+		for k, v := range map[string]string{"table": j.table, "version": strconv.Itoa(schemaVersion), "session": "0"} {
+			if _, err := tx.Exec("INSERT INTO meta (key, value) VALUES (?, ?)", k, v); err != nil {
+				return err
+			}
+		}
+	} else {
+		if meta["table"] != j.table {
+			return fmt.Errorf("%w: it is table %q's, not %q's", ErrOtherTable, meta["table"], j.table)
+		}
+		if meta["version"] != strconv.Itoa(schemaVersion) {
+			return fmt.Errorf("journal layout version %q, this build reads %d", meta["version"], schemaVersion)
+		}
+	}
+	var last sql.NullInt64
+	if err := tx.QueryRow("SELECT MAX(seq) FROM events").Scan(&last); err != nil {
+		return err
+	}
+	j.next = uint64(last.Int64) + 1
+	return tx.Commit()
+}
+
+// Path returns the journal's file.
+func (j *Journal) Path() string { return j.path }
+
+// String describes the journal.
+func (j *Journal) String() string { return fmt.Sprintf("journal %s (table %s)", j.path, j.table) }
+
+// Table returns the journal's table id.
+func (j *Journal) Table() string { return j.table }
+
+// NextSeq returns the sequence number the next event must carry.
+func (j *Journal) NextSeq() uint64 { return j.next }
+
+// NewSession increments and returns the session counter: once per daemon start.
+func (j *Journal) NewSession() (uint64, error) {
+	tx, err := j.db.Begin()
+	if err != nil {
+		return 0, fmt.Errorf("journal: %w", err)
+	}
+	defer tx.Rollback()
+	var s string
+	if err := tx.QueryRow("SELECT value FROM meta WHERE key = 'session'").Scan(&s); err != nil {
+		return 0, fmt.Errorf("journal: reading the session: %w", err)
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("journal: damaged session counter %q", s)
+	}
+	n++
+	if _, err := tx.Exec("UPDATE meta SET value = ? WHERE key = 'session'", strconv.FormatUint(n, 10)); err != nil {
+		return 0, fmt.Errorf("journal: %w", err)
+	}
+	return n, tx.Commit()
+}
+
+// Record is one journaled event with its exact payloads.
+type Record struct {
+	Seq    uint64
+	Type   tablebus.Type
+	Shoe   string
+	Round  uint64
+	TS     time.Time
+	Secure []byte // the payload of the secure feed
+	Public []byte // the payload of the public feed
+}
+
+// Append writes e durably and returns its record. e.Seq must be NextSeq and e.Table the
+// journal's table.
+func (j *Journal) Append(e tablebus.Event) (Record, error) {
+	if e.Table != j.table {
+		return Record{}, fmt.Errorf("%w: event for table %q", ErrOtherTable, e.Table)
+	}
+	if e.Seq != j.next {
+		return Record{}, fmt.Errorf("journal: event seq %d, the next is %d", e.Seq, j.next)
+	}
+	sec, err := e.Marshal()
+	if err != nil {
+		return Record{}, err
+	}
+	pub, err := e.Public().Marshal()
+	if err != nil {
+		return Record{}, err
+	}
+	r := Record{Seq: e.Seq, Type: e.Type, Shoe: e.Shoe, Round: e.Round, TS: e.TS, Secure: sec, Public: pub}
+	_, err = j.db.Exec("INSERT INTO events (seq, type, shoe, round, ts, secure, public) VALUES (?, ?, ?, ?, ?, ?, ?)",
+		int64(r.Seq), string(r.Type), r.Shoe, int64(r.Round), r.TS.UTC().Format(time.RFC3339Nano), r.Secure, r.Public)
+	if err != nil {
+		return Record{}, fmt.Errorf("journal: appending event %d: %w", e.Seq, err)
+	}
+	j.next++
+	return r, nil
+}
+
+// Range calls fn for every event with from ≤ seq ≤ to, in order, stopping at fn's first error.
+func (j *Journal) Range(ctx context.Context, from, to uint64, fn func(Record) error) error {
+	rows, err := j.db.QueryContext(ctx, "SELECT seq, type, shoe, round, ts, secure, public FROM events WHERE seq BETWEEN ? AND ? ORDER BY seq",
+		int64(from), int64(min(to, 1<<62)))
+	if err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r Record
+		var seq, round int64
+		var typ, ts string
+		if err := rows.Scan(&seq, &typ, &r.Shoe, &round, &ts, &r.Secure, &r.Public); err != nil {
+			return fmt.Errorf("journal: %w", err)
+		}
+		r.Seq, r.Round, r.Type = uint64(seq), uint64(round), tablebus.Type(typ)
+		if r.TS, err = time.Parse(time.RFC3339Nano, ts); err != nil {
+			return fmt.Errorf("journal: event %d: bad timestamp %q", seq, ts)
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// Shoes lists the shoe ids in the journal, oldest first.
+func (j *Journal) Shoes(ctx context.Context) ([]string, error) {
+	rows, err := j.db.QueryContext(ctx, "SELECT shoe FROM events WHERE shoe != '' GROUP BY shoe ORDER BY MIN(seq)")
+	if err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, fmt.Errorf("journal: %w", err)
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// ShoeRange returns the first and last seq of a shoe's events, or an error if the journal has none.
+func (j *Journal) ShoeRange(ctx context.Context, shoe string) (first, last uint64, err error) {
+	var a, b sql.NullInt64
+	if err := j.db.QueryRowContext(ctx, "SELECT MIN(seq), MAX(seq) FROM events WHERE shoe = ?", shoe).Scan(&a, &b); err != nil {
+		return 0, 0, fmt.Errorf("journal: %w", err)
+	}
+	if !a.Valid {
+		return 0, 0, fmt.Errorf("journal: no shoe %q in %s", shoe, j.path)
+	}
+	return uint64(a.Int64), uint64(b.Int64), nil
+}
+
+// Close closes the journal.
+func (j *Journal) Close() error { return j.db.Close() }

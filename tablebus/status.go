@@ -1,0 +1,76 @@
+package tablebus
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/sabot-tables/sabot/games"
+	"github.com/sabot-tables/sabot/shoe/card"
+)
+
+// Status is the retained birth/death message on Topics.Status. The daemon publishes it online
+// when it connects; the broker publishes the offline copy as the daemon's last will when the
+// connection dies. Session increases with every connection, so a consumer can tell a restarted
+// daemon from a live one.
+type Status struct {
+	V       int       `json:"v"`
+	Table   string    `json:"table"`
+	Online  bool      `json:"online"`
+	Session uint64    `json:"session"`
+	Game    string    `json:"game,omitempty"`
+	Seq     uint64    `json:"seq"` // the last event's seq at the time of the message
+	TS      time.Time `json:"ts"`
+}
+
+// Command is a message on Topics.Commands: the dealer terminal (or a simulator) asking the
+// daemon to do something.
+type Command struct {
+	V      int         `json:"v"`
+	ID     string      `json:"id,omitempty"`     // correlation id, echoed in log lines
+	Cmd    string      `json:"cmd"`              // see Commands
+	Dealer string      `json:"dealer,omitempty"` // who: recorded with manual cards and voids
+	At     int         `json:"at,omitempty"`     // cut
+	Behind int         `json:"behind,omitempty"` // cutcard
+	Bets   []games.Bet `json:"bets,omitempty"`   // bets
+	Seat   int         `json:"seat,omitempty"`   // decision
+	Choice string      `json:"decision,omitempty"`
+	Card   *card.Card  `json:"card,omitempty"`   // manual
+	Reason string      `json:"reason,omitempty"` // void
+}
+
+// The commands a daemon accepts.
+var Commands = map[string]string{
+	"new-shoe": "the cards are in the shuffler: read and verify them, then shuffle",
+	"cut":      "the player's cut: at = cards moved from the front to the back",
+	"cutcard":  "the stop card is placed: behind = cards behind it",
+	"bets":     "no more bets: the round opens with these bets",
+	"decision": "a player's decision: seat, decision",
+	"manual":   "the dealer enters the held card by hand: card, dealer",
+	"void":     "void the held round: reason, dealer",
+	"count":    "the cards left in the shoe are in the shuffler: count them (end of shoe)",
+}
+
+// DecodeCommand reads a command payload strictly.
+func DecodeCommand(b []byte) (Command, error) {
+	var c Command
+	if len(b) > MaxPayload {
+		return c, fmt.Errorf("tablebus: command of %d bytes exceeds %d", len(b), MaxPayload)
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&c); err != nil {
+		return Command{}, fmt.Errorf("tablebus: bad command: %w", err)
+	}
+	if d.More() {
+		return Command{}, fmt.Errorf("tablebus: bad command: data after the command")
+	}
+	if c.V != SchemaVersion {
+		return Command{}, fmt.Errorf("tablebus: command schema version %d, want %d", c.V, SchemaVersion)
+	}
+	if _, ok := Commands[c.Cmd]; !ok {
+		return Command{}, fmt.Errorf("tablebus: unknown command %q", c.Cmd)
+	}
+	return c, nil
+}
