@@ -52,39 +52,39 @@ type Event struct {
 	Round   uint64    `json:"round,omitempty"`
 	TS      time.Time `json:"ts"`
 
-	Game     string             `json:"game,omitempty"`
-	Decks    int                `json:"decks,omitempty"`
-	Card     *card.Card         `json:"card,omitempty"`
-	Face     *games.Face        `json:"face,omitempty"`
-	To       *games.Place       `json:"to,omitempty"`
-	Pos      int                `json:"pos,omitempty"`      // the card's position in the shoe, from 1
-	Manual   *Manual            `json:"manual,omitempty"`   // a card entered by hand
-	Ref      uint64             `json:"ref,omitempty"`      // the seq of the event this one refers to
-	Count    int                `json:"count,omitempty"`    // cards: shuffled, to burn, …
-	At       int                `json:"at,omitempty"`       // the cut: cards moved from front to back
-	Behind   int                `json:"behind,omitempty"`   // cards behind the stop card
-	By       string             `json:"by,omitempty"`       // who: "shuffler", "host", a dealer id
-	Bets     []games.Bet        `json:"bets,omitempty"`     // round.opened
-	Seat     int                `json:"seat,omitempty"`     // decision
-	Hand     int                `json:"hand,omitempty"`     // decision
-	Choice   string             `json:"decision,omitempty"` // decision
-	Need     *games.Need        `json:"need,omitempty"`     // guide
-	Say      []string           `json:"say,omitempty"`      // guide
-	Result   string             `json:"result,omitempty"`   // round.result
-	Hands    []games.Hand       `json:"hands,omitempty"`    // round.result
-	Dealer   *games.Hand        `json:"dealer,omitempty"`   // round.result
-	Detail   any                `json:"detail,omitempty"`   // round.result: game-specific
-	Settle   []games.Settlement `json:"settlements,omitempty"`
-	Net      *int64             `json:"net,omitempty"` // round.settled: players' total, cents
-	OK       *bool              `json:"ok,omitempty"`  // decks.verified, shoe.ended
-	Problem  string             `json:"problem,omitempty"`
-	Code     string             `json:"code,omitempty"`   // fault code
-	Hold     bool               `json:"hold,omitempty"`   // fault: the round is held
-	Reason   string             `json:"reason,omitempty"` // round.voided, fault.resolved
-	Account  *Accounting        `json:"accounting,omitempty"`
-	Device   string             `json:"device,omitempty"`
-	State    string             `json:"state,omitempty"`
-	Hidden   bool               `json:"hidden,omitempty"` // public feed: this card is face down
+	Game    string             `json:"game,omitempty"`
+	Decks   int                `json:"decks,omitempty"`
+	Card    *card.Card         `json:"card,omitempty"`
+	Face    *games.Face        `json:"face,omitempty"`
+	To      *games.Place       `json:"to,omitempty"`
+	Pos     int                `json:"pos,omitempty"`      // the card's position in the shoe, from 1
+	Manual  *Manual            `json:"manual,omitempty"`   // a card entered by hand
+	Ref     uint64             `json:"ref,omitempty"`      // the seq of the event this one refers to
+	Count   int                `json:"count,omitempty"`    // cards: shuffled, to burn, …
+	At      int                `json:"at,omitempty"`       // the cut: cards moved from front to back
+	Behind  int                `json:"behind,omitempty"`   // cards behind the stop card
+	By      string             `json:"by,omitempty"`       // who: "shuffler", "host", a dealer id
+	Bets    []games.Bet        `json:"bets,omitempty"`     // round.opened
+	Seat    int                `json:"seat,omitempty"`     // decision
+	Hand    int                `json:"hand,omitempty"`     // decision
+	Choice  string             `json:"decision,omitempty"` // decision
+	Need    *games.Need        `json:"need,omitempty"`     // guide
+	Say     []string           `json:"say,omitempty"`      // guide
+	Result  string             `json:"result,omitempty"`   // round.result
+	Hands   []games.Hand       `json:"hands,omitempty"`    // round.result
+	Dealer  *games.Hand        `json:"dealer,omitempty"`   // round.result
+	Detail  any                `json:"detail,omitempty"`   // round.result: game-specific
+	Settle  []games.Settlement `json:"settlements,omitempty"`
+	Net     *int64             `json:"net,omitempty"` // round.settled: players' total, cents
+	OK      *bool              `json:"ok,omitempty"`  // decks.verified, shoe.ended
+	Problem string             `json:"problem,omitempty"`
+	Code    string             `json:"code,omitempty"`   // fault code
+	Hold    bool               `json:"hold,omitempty"`   // fault: the round is held
+	Reason  string             `json:"reason,omitempty"` // round.voided, fault.resolved
+	Account *Accounting        `json:"accounting,omitempty"`
+	Device  string             `json:"device,omitempty"`
+	State   string             `json:"state,omitempty"`
+	Hidden  bool               `json:"hidden,omitempty"` // public feed: this card is face down
 }
 
 // Manual records a card entered by hand (RULES.md §1 "Misread": who and when).
