@@ -1,0 +1,20 @@
+// Package baccarat is the baccarat family of RULES.md §2: punto banco (`punto-banco`), baccarat
+// with a player banker and no tie bet (`baccarat`) and chemin de fer (`chemin-de-fer`), as pure
+// engines driven by card events (games.Engine), plus the exact game math of the family
+// (Exact: every bet's probability and house edge by full enumeration of a shoe composition).
+//
+// The engine says where every card goes in the deal order of RULES.md §2 (player, banker,
+// player, banker, then the player's third card, then the banker's), tells the dealer in words
+// what the tableau says after each card ("player draws", "banker stands on 6", "player wins 7
+// to 5"), and refuses a card the tableau does not allow with a *games.RuleError built by
+// games.OutOfTurn ("dealer error: banker stands on 6"), leaving the coup unchanged: that refusal
+// is the alarm surveillance wants.
+//
+// Money is integer cents. The banker's 5% commission is taken on each winning banker bet
+// separately and rounded down to the cent (Commission), so a player is never charged more than
+// the posted 5%.
+//
+// Chemin de fer keeps its bank across coups (Bank): the banker's seat and amount, "banco", the
+// bank passing when the banker hand loses, a banker withdrawing, the rotation and the auction of
+// seed 000. Engine.Manage applies those between coups; Outcome.Detail publishes the bank.
+package baccarat
