@@ -29,7 +29,7 @@ const (
 	Revealed       Type = "reveal"          // a face-down card turned up: card, ref (its event's seq)
 	Decision       Type = "decision"        // a player's decision from the dealer terminal
 	Guide          Type = "guide"           // the engine's guidance: need, say
-	CutCardReached Type = "cutcard.reached" // the stop card came out: pos
+	CutCardReached Type = "cutcard.reached" // the stop card came out: behind (cards behind it)
 	RoundResult    Type = "round.result"    // the coup's result: result, hands
 	RoundSettled   Type = "round.settled"   // every bet's net: settlements, net
 	RoundVoided    Type = "round.voided"    // the round was voided: reason, by

@@ -1,0 +1,112 @@
+package shoe
+
+import (
+	"time"
+
+	"github.com/sabot-tables/sabot/games"
+	"github.com/sabot-tables/sabot/shoe/card"
+)
+
+// Input is one thing that happened at the table, fed to Machine.Step. Every input carries its
+// time: the machine never reads a clock.
+type Input interface{ when() time.Time }
+
+// NewCards: the shuffler read every card put in it (the new-cards deck verification of
+// RULES.md §1, and the start of every shoe).
+type NewCards struct {
+	Counts card.Counts
+	Time   time.Time
+}
+
+// ShuffleDone: the shuffler shuffled the cards.
+type ShuffleDone struct {
+	Cards int
+	By    string // "shuffler", or "host" where the daemon chose the order
+	Time  time.Time
+}
+
+// CutDone: the player cut the pack, moving At cards from the front to the back.
+type CutDone struct {
+	At     int
+	Dealer string
+	Time   time.Time
+}
+
+// CutCardPlaced: the dealer placed the stop card with Behind cards behind it.
+type CutCardPlaced struct {
+	Behind int
+	Dealer string
+	Time   time.Time
+}
+
+// ReadKind is what the shoe's reader saw.
+type ReadKind uint8
+
+// What a read can be.
+const (
+	ReadCard       ReadKind = iota + 1 // a card, identified
+	ReadCut                            // the cut (stop) card
+	ReadUnreadable                     // a card left the shoe but could not be read with confidence
+)
+
+// Read: a card (or the cut card) left the shoe.
+type Read struct {
+	Kind     ReadKind
+	Card     card.Card // ReadCard
+	BurnMode bool      // the shoe was in its burn mode
+	Detail   string    // ReadUnreadable: why (the reader's reason, the raw line)
+	Time     time.Time
+}
+
+// OpenRound: no more bets; the round starts with these bets.
+type OpenRound struct {
+	Bets []games.Bet
+	Time time.Time
+}
+
+// PlayerDecision: a player's decision, entered at the dealer terminal.
+type PlayerDecision struct {
+	Seat   int
+	Choice string
+	Time   time.Time
+}
+
+// ManualCard: the dealer entered the held card by hand (RULES.md §1 "Misread").
+type ManualCard struct {
+	Card   card.Card
+	Dealer string
+	Time   time.Time
+}
+
+// VoidRound: the dealer voids the held round (or dismisses a hold outside a round).
+type VoidRound struct {
+	Reason string
+	Dealer string
+	Time   time.Time
+}
+
+// LeftCounted: the cards left in the shoe at its end were counted (by the shuffler).
+type LeftCounted struct {
+	Counts card.Counts
+	Time   time.Time
+}
+
+// DeviceFault: a device reported a fault (a jam, the lid opened, a link lost).
+type DeviceFault struct {
+	Device string
+	Code   string
+	Detail string
+	Time   time.Time
+}
+
+func (i NewCards) when() time.Time       { return i.Time }
+func (i ShuffleDone) when() time.Time    { return i.Time }
+func (i CutDone) when() time.Time        { return i.Time }
+func (i CutCardPlaced) when() time.Time  { return i.Time }
+func (i Read) when() time.Time           { return i.Time }
+func (i OpenRound) when() time.Time      { return i.Time }
+func (i PlayerDecision) when() time.Time { return i.Time }
+func (i ManualCard) when() time.Time     { return i.Time }
+func (i VoidRound) when() time.Time      { return i.Time }
+func (i LeftCounted) when() time.Time    { return i.Time }
+func (i DeviceFault) when() time.Time    { return i.Time }

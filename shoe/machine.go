@@ -1,0 +1,712 @@
+package shoe
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/sabot-tables/sabot/games"
+	"github.com/sabot-tables/sabot/shoe/card"
+	"github.com/sabot-tables/sabot/tablebus"
+)
+
+// Phase is where a shoe is in its life.
+type Phase uint8
+
+// The phases of a shoe, in order.
+const (
+	Idle     Phase = iota // no shoe: waiting for the cards to be read (new-shoe)
+	Verified              // the cards are complete: waiting for the shuffle
+	Shuffled              // waiting for the player's cut
+	CutDown               // cut: waiting for the stop card
+	Burning               // burning at the start of the shoe
+	Between               // between rounds: waiting for bets or the first card
+	InRound               // a round is being dealt
+	Counting              // the shoe is over: waiting for the count of the cards left
+)
+
+var phaseNames = [...]string{"idle", "verified", "shuffled", "cut", "burning", "between-rounds", "in-round", "counting"}
+
+func (p Phase) String() string {
+	if int(p) < len(phaseNames) {
+		return phaseNames[p]
+	}
+	return fmt.Sprintf("Phase(%d)", uint8(p))
+}
+
+// Fault codes carried by fault events.
+const (
+	FaultDeck         = "deck"              // the cards read on load are not N complete decks
+	FaultMisread      = "misread"           // a card could not be read with confidence
+	FaultOutOfTurn    = "out-of-turn"       // a card the game's rules do not allow here
+	FaultForeign      = "foreign-card"      // a card the shoe cannot contain any more
+	FaultCutCard      = "cut-card-position" // the stop card seen where it cannot be
+	FaultUnexpected   = "unexpected-card"   // a card drawn when the shoe is not being dealt
+	FaultCardWhenHeld = "card-while-held"   // a card drawn while the round was held
+	FaultAccounting   = "accounting"        // dealt + burned + left is not the shoe
+	FaultCount        = "shuffle-count"     // the shuffler shuffled a different number of cards
+)
+
+// Config is a machine's configuration.
+type Config struct {
+	Proc   Procedure
+	Engine games.Engine // the table's game, the machine's dealing guide
+	Table  string       // for shoe ids
+	// FirstShoe and FirstRound number the next shoe and round (restored after a restart).
+	FirstShoe  uint64
+	FirstRound uint64
+}
+
+// ErrRefused wraps every error Step returns: the input is refused, nothing changed, nothing to
+// publish (a command out of place, a bet the table refuses). Faults are events, not errors.
+var ErrRefused = errors.New("refused")
+
+// Machine is one table's shoe: the rules of RULES.md §1 as a pure state machine. Step takes one
+// input and returns the events to journal and publish, in order. It does no I/O.
+type Machine struct {
+	cfg  Config
+	eng  games.Engine
+	game string
+
+	phase Phase
+	held  *hold
+
+	shoeNo, roundNo uint64
+	shoe            string
+	round           uint64 // the round in progress, 0 between rounds
+
+	verified  card.Counts // the shoe's composition, verified on load
+	remaining card.Counts // verified minus every card seen
+	dealt     int
+	burned    int
+	unknown   int // cards dealt that were never identified (a misread in a voided round)
+	foreign   []card.Card
+	pos       int // cards out of the shoe so far (burns included; the stop card not)
+	behind    int
+	cutSeenAt int
+
+	burnLeft   int
+	firstShown bool
+
+	roundPos []int // the shoe position of each card of the round in progress, by round index
+	bets     []games.Bet
+	pending  int // the unread card held by a misread, at this shoe position
+	lastSay  []string
+}
+
+type hold struct {
+	code   string
+	detail string
+	manual bool // manual entry resolves it
+}
+
+// NewMachine returns an idle machine.
+func NewMachine(cfg Config) (*Machine, error) {
+	if cfg.Engine == nil {
+		return nil, fmt.Errorf("shoe: no game engine")
+	}
+	if cfg.Proc.Decks <= 0 {
+		return nil, fmt.Errorf("shoe: procedure without decks")
+	}
+	return &Machine{cfg: cfg, eng: cfg.Engine, game: cfg.Engine.Game(), shoeNo: cfg.FirstShoe, roundNo: cfg.FirstRound}, nil
+}
+
+// Phase returns the shoe's phase.
+func (m *Machine) Phase() Phase { return m.phase }
+
+// Held returns the fault holding the table, or "".
+func (m *Machine) Held() string {
+	if m.held == nil {
+		return ""
+	}
+	return m.held.code
+}
+
+// Shoe returns the current shoe id, or "".
+func (m *Machine) Shoe() string { return m.shoe }
+
+// Round returns the round in progress, or 0.
+func (m *Machine) Round() uint64 { return m.round }
+
+// Need returns what the game needs next while a round is in progress.
+func (m *Machine) Need() games.Need {
+	if m.phase != InRound {
+		return games.Need{}
+	}
+	return m.eng.Need()
+}
+
+// Left returns how many cards are still in the shoe (the stop card not counted).
+func (m *Machine) Left() int {
+	if m.phase < Burning {
+		return 0
+	}
+	return m.cfg.Proc.Total() - m.pos
+}
+
+// out collects a step's events.
+type out struct {
+	m   *Machine
+	t   time.Time
+	evs []tablebus.Event
+}
+
+func (o *out) add(e tablebus.Event) *tablebus.Event {
+	if e.Shoe == "" {
+		e.Shoe = o.m.shoe
+	}
+	if e.Round == 0 {
+		e.Round = o.m.round
+	}
+	e.TS = o.t
+	o.evs = append(o.evs, e)
+	return &o.evs[len(o.evs)-1]
+}
+
+func refused(format string, a ...any) error {
+	return fmt.Errorf("shoe: %w: %s", ErrRefused, fmt.Sprintf(format, a...))
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Step applies one input. It returns the events to journal and publish, or an error wrapping
+// ErrRefused when the input is refused (nothing changed).
+func (m *Machine) Step(in Input) ([]tablebus.Event, error) {
+	o := &out{m: m, t: in.when().UTC()}
+	var err error
+	if m.held != nil {
+		err = m.stepHeld(o, in)
+	} else {
+		err = m.step(o, in)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(o.evs) > 0 {
+		o.add(m.guidance())
+		m.lastSay = nil
+	}
+	return o.evs, nil
+}
+
+func (m *Machine) step(o *out, in Input) error {
+	switch in := in.(type) {
+	case NewCards:
+		return m.newCards(o, in)
+	case ShuffleDone:
+		if m.phase != Verified {
+			return refused("shuffle reported while the shoe is %s", m.phase)
+		}
+		o.add(tablebus.Event{Type: tablebus.Shuffled, Count: in.Cards, By: in.By})
+		if in.Cards != m.cfg.Proc.Total() {
+			m.fault(o, FaultCount, fmt.Sprintf("the shuffler shuffled %d cards, the shoe has %d", in.Cards, m.cfg.Proc.Total()), false)
+			m.phase = Idle
+			return nil
+		}
+		m.phase = Shuffled
+		if m.cfg.Proc.BehindMax == 0 { // poker: no cut card, no burn (RULES.md §1)
+			m.phase = Between
+		}
+	case CutDone:
+		if m.phase != Shuffled {
+			return refused("cut while the shoe is %s", m.phase)
+		}
+		p := m.cfg.Proc
+		if in.At < p.CutMinEnd || p.Total()-in.At < p.CutMinEnd {
+			// RULES.md §1: the player's cut leaves at least CutMinEnd cards at each end.
+			return refused("cut at %d: the cut must leave at least %d cards at each end of the %d (RULES.md §1)", in.At, p.CutMinEnd, p.Total())
+		}
+		o.add(tablebus.Event{Type: tablebus.Cut, At: in.At, By: in.Dealer})
+		m.phase = CutDown
+	case CutCardPlaced:
+		if m.phase != CutDown {
+			return refused("stop card placed while the shoe is %s", m.phase)
+		}
+		p := m.cfg.Proc
+		if in.Behind < p.BehindMin || in.Behind > p.BehindMax {
+			if p.BehindMin == p.BehindMax {
+				return refused("stop card with %d cards behind it: the rule is exactly %d (RULES.md §1)", in.Behind, p.BehindMin)
+			}
+			return refused("stop card with %d cards behind it: the rule is %d to %d (RULES.md §1)", in.Behind, p.BehindMin, p.BehindMax)
+		}
+		m.behind = in.Behind
+		o.add(tablebus.Event{Type: tablebus.CutCardPlaced, Behind: in.Behind, By: in.Dealer})
+		m.startBurn()
+	case Read:
+		return m.read(o, in)
+	case OpenRound:
+		if m.phase != Between {
+			return refused("bets while the shoe is %s", m.phase)
+		}
+		return m.openRound(o, in.Bets)
+	case PlayerDecision:
+		return m.decide(o, in)
+	case ManualCard:
+		return refused("manual entry of %s: no card is held", in.Card)
+	case VoidRound:
+		return refused("void: nothing is held")
+	case LeftCounted:
+		if m.phase != Counting {
+			return refused("count of the cards left while the shoe is %s", m.phase)
+		}
+		m.account(o, in.Counts)
+	case DeviceFault:
+		hold := m.phase >= Burning && m.phase <= InRound
+		m.fault(o, in.Code, fmt.Sprintf("%s: %s", in.Device, in.Detail), hold)
+	default:
+		return refused("unknown input %T", in)
+	}
+	return nil
+}
+
+func (m *Machine) newCards(o *out, in NewCards) error {
+	if m.phase != Idle {
+		return refused("new cards while the shoe is %s", m.phase)
+	}
+	m.held = nil
+	m.shoeNo++
+	m.shoe = fmt.Sprintf("%s-%06d", m.cfg.Table, m.shoeNo)
+	m.reset()
+	want := card.Decks(m.cfg.Proc.Decks)
+	o.add(tablebus.Event{Type: tablebus.ShoeLoaded, Game: m.game, Decks: m.cfg.Proc.Decks, Count: in.Counts.Total()})
+	// RULES.md §1 "Deck verification": each of the 52 cards exactly N times, nothing else.
+	if d := card.Diff(want, in.Counts); len(d) > 0 {
+		problem := card.DescribeDiff(d)
+		o.add(tablebus.Event{Type: tablebus.DecksVerified, Decks: m.cfg.Proc.Decks, Count: in.Counts.Total(), OK: ptr(false), Problem: problem})
+		m.fault(o, FaultDeck, fmt.Sprintf("%d cards read, %d expected: %s", in.Counts.Total(), want.Total(), problem), true)
+		m.held.manual = false
+		return nil
+	}
+	o.add(tablebus.Event{Type: tablebus.DecksVerified, Decks: m.cfg.Proc.Decks, Count: in.Counts.Total(), OK: ptr(true)})
+	m.verified, m.remaining = want, want
+	m.phase = Verified
+	return nil
+}
+
+func (m *Machine) reset() {
+	m.verified, m.remaining = card.Counts{}, card.Counts{}
+	m.dealt, m.burned, m.unknown, m.pos, m.behind, m.cutSeenAt = 0, 0, 0, 0, 0, 0
+	m.foreign = nil
+	m.burnLeft, m.firstShown = 0, false
+	m.round, m.roundPos, m.bets = 0, nil, nil
+}
+
+func (m *Machine) startBurn() {
+	switch m.cfg.Proc.Burn {
+	case BurnNone:
+		m.phase = Between
+	case BurnFixed:
+		m.burnLeft = m.cfg.Proc.BurnCount
+		m.firstShown = true
+		m.phase = Burning
+	case BurnFirstValue:
+		m.phase = Burning
+	}
+}
+
+// take removes a card from the shoe's remaining composition; false means the shoe cannot
+// contain it (RULES.md §1: a foreign or counterfeit card).
+func (m *Machine) take(c card.Card) bool { return m.remaining.Remove(c) }
+
+func (m *Machine) read(o *out, in Read) error {
+	if in.Kind == ReadCut {
+		return m.cutCard(o)
+	}
+	switch m.phase {
+	case Burning, Between, InRound:
+	default:
+		m.pos++
+		m.fault(o, FaultUnexpected, fmt.Sprintf("a card came out of the shoe while it is %s", m.phase), m.phase > Idle)
+		return nil
+	}
+	m.pos++
+	if in.Kind == ReadUnreadable {
+		m.pending = m.pos
+		detail := "the card could not be read with confidence"
+		if in.Detail != "" {
+			detail += ": " + in.Detail
+		}
+		m.fault(o, FaultMisread, detail+"; enter it by hand or void the round", true)
+		return nil
+	}
+	if !m.take(in.Card) {
+		m.foreign = append(m.foreign, in.Card)
+		m.fault(o, FaultForeign, fmt.Sprintf("%s at position %d: the shoe's %d decks hold no more %s (a foreign or counterfeit card)", in.Card, m.pos, m.cfg.Proc.Decks, in.Card), true)
+		return nil
+	}
+	return m.place(o, in.Card, nil)
+}
+
+// place applies an identified card (read or entered by hand) at position m.pos.
+func (m *Machine) place(o *out, c card.Card, man *tablebus.Manual) error {
+	switch m.phase {
+	case Burning:
+		m.burned++
+		if !m.firstShown {
+			// RULES.md §1: the first card is turned face up and as many cards as its value
+			// are burned face down.
+			m.firstShown = true
+			m.burnLeft = m.cfg.Proc.burnCount(c)
+			o.add(tablebus.Event{Type: tablebus.Burn, Card: &c, Face: ptr(games.FaceUp), Pos: m.pos, Count: m.burnLeft, Manual: man})
+		} else {
+			m.burnLeft--
+			o.add(tablebus.Event{Type: tablebus.Burn, Card: &c, Face: ptr(games.FaceDown), Pos: m.pos, Count: m.burnLeft, Manual: man})
+		}
+		if m.burnLeft == 0 {
+			m.phase = Between
+		}
+		return nil
+	case Between:
+		if err := m.openRound(o, nil); err != nil {
+			return err
+		}
+	}
+	need := m.eng.Need()
+	var step games.Step
+	var err error
+	ev := tablebus.Event{Type: tablebus.CardDealt, Card: &c, Pos: m.pos, Manual: man}
+	switch need.Kind {
+	case games.NeedCard:
+		step, err = m.eng.Card(c)
+		ev.To, ev.Face = &need.To, &need.Face
+	case games.NeedDecision:
+		// A card while the engine waits for a decision: the engine decides what it means
+		// (blackjack: a card to the same hand is a hit).
+		step, err = m.eng.Card(c)
+		ev.To, ev.Face = &games.Place{Name: "box", Seat: need.Seat, Hand: need.Hand}, ptr(games.FaceUp)
+	case games.NeedBurn:
+		step, err = m.eng.Burn(c)
+		ev.Type, ev.Face = tablebus.Burn, ptr(games.FaceDown)
+	default:
+		err = games.OutOfTurn(m.game, c, "the round is complete")
+	}
+	if err != nil {
+		var re *games.RuleError
+		if !errors.As(err, &re) {
+			return fmt.Errorf("shoe: engine: %w", err)
+		}
+		m.dealt++
+		m.roundPos = append(m.roundPos, m.pos)
+		m.fault(o, FaultOutOfTurn, err.Error(), true)
+		return nil
+	}
+	if ev.Type == tablebus.Burn {
+		m.burned++
+	} else {
+		m.dealt++
+	}
+	m.roundPos = append(m.roundPos, m.pos)
+	o.add(ev)
+	m.reveal(o, step)
+	m.lastSay = step.Say
+	if m.eng.Need().Kind == games.NeedDone {
+		return m.finishRound(o)
+	}
+	return nil
+}
+
+func (m *Machine) reveal(o *out, step games.Step) {
+	for _, i := range step.Reveal {
+		if i < 0 || i >= len(m.roundPos) {
+			continue
+		}
+		o.add(tablebus.Event{Type: tablebus.Revealed, Pos: m.roundPos[i], Face: ptr(games.FaceUp)})
+	}
+}
+
+func (m *Machine) openRound(o *out, bets []games.Bet) error {
+	if err := m.eng.Begin(bets); err != nil {
+		return fmt.Errorf("shoe: %w: %w", ErrRefused, err)
+	}
+	m.roundNo++
+	m.round = m.roundNo
+	m.roundPos = nil
+	m.bets = bets
+	m.phase = InRound
+	o.add(tablebus.Event{Type: tablebus.RoundOpened, Game: m.game, Bets: bets})
+	return nil
+}
+
+func (m *Machine) decide(o *out, in PlayerDecision) error {
+	if m.phase != InRound {
+		return refused("decision while the shoe is %s", m.phase)
+	}
+	need := m.eng.Need()
+	if need.Kind != games.NeedDecision || need.Seat != in.Seat {
+		return refused("seat %d: decision %q not asked for (the game needs: %s)", in.Seat, in.Choice, need)
+	}
+	step, err := m.eng.Decide(in.Seat, in.Choice)
+	if err != nil {
+		return fmt.Errorf("shoe: %w: %w", ErrRefused, err)
+	}
+	o.add(tablebus.Event{Type: tablebus.Decision, Seat: in.Seat, Hand: need.Hand, Choice: in.Choice})
+	m.reveal(o, step)
+	m.lastSay = step.Say
+	if m.eng.Need().Kind == games.NeedDone {
+		return m.finishRound(o)
+	}
+	return nil
+}
+
+func (m *Machine) finishRound(o *out) error {
+	oc, err := m.eng.Outcome()
+	if err != nil {
+		return fmt.Errorf("shoe: engine outcome: %w", err)
+	}
+	o.add(tablebus.Event{Type: tablebus.RoundResult, Game: m.game, Result: oc.Result, Hands: oc.Hands, Dealer: oc.Dealer, Detail: oc.Detail})
+	net := oc.Net()
+	o.add(tablebus.Event{Type: tablebus.RoundSettled, Settle: oc.Settlements, Net: &net})
+	m.endRound(o)
+	return nil
+}
+
+func (m *Machine) endRound(o *out) {
+	m.round, m.roundPos, m.bets = 0, nil, nil
+	m.phase = Between
+	// RULES.md §1: when the stop card has appeared, the round in progress is completed, then
+	// the shoe ends. Poker decks are shuffled before every round.
+	if m.cutSeenAt > 0 || m.cfg.Proc.Family == Poker {
+		m.phase = Counting
+	}
+}
+
+func (m *Machine) cutCard(o *out) error {
+	p := m.cfg.Proc
+	if p.BehindMax == 0 || m.phase < Burning || m.phase > InRound || m.cutSeenAt > 0 {
+		m.fault(o, FaultCutCard, fmt.Sprintf("the stop card came out while the shoe is %s", m.phase), m.phase >= Burning && m.phase <= InRound)
+		return nil
+	}
+	m.cutSeenAt = m.pos + 1
+	left := p.Total() - m.pos
+	o.add(tablebus.Event{Type: tablebus.CutCardReached, Behind: left})
+	// Where the stop card may appear: exactly where it was placed when the rule is exact
+	// (baccarat: 6 behind), otherwise within the rule's bounds.
+	if left < p.BehindMin || left > p.BehindMax || (p.BehindMin == p.BehindMax && left != m.behind) {
+		m.fault(o, FaultCutCard, fmt.Sprintf("the stop card came out with %d cards behind it, placed with %d", left, m.behind), m.phase != Between)
+	}
+	if m.phase == Burning {
+		m.fault(o, FaultCutCard, "the stop card came out during the burn", true)
+		return nil
+	}
+	if m.phase == Between && m.held == nil {
+		m.phase = Counting
+	}
+	return nil
+}
+
+func (m *Machine) account(o *out, left card.Counts) {
+	// RULES.md §1 "Counting": dealt + burned + left behind the cut card = N × 52.
+	p := m.cfg.Proc
+	a := &tablebus.Accounting{Dealt: m.dealt, Burned: m.burned, Left: left.Total(), Want: p.Total()}
+	a.Total = a.Dealt + a.Burned + a.Left
+	ok := a.Total == a.Want
+	var problems []string
+	if !ok {
+		problems = append(problems, fmt.Sprintf("dealt %d + burned %d + left %d = %d, not %d", a.Dealt, a.Burned, a.Left, a.Total, a.Want))
+	}
+	// The composition must match too: what is left is exactly what was never seen, less the
+	// cards that left the shoe unidentified.
+	if d := card.Diff(m.remaining, left); len(d) > 0 {
+		missing := 0
+		for _, x := range d {
+			missing += x.Want - x.Got
+		}
+		if missing != m.unknown || hasExtra(d) {
+			ok = false
+			problems = append(problems, "the cards left are not the cards never dealt: "+card.DescribeDiff(d))
+		}
+	}
+	if len(m.foreign) > 0 {
+		ok = false
+		problems = append(problems, fmt.Sprintf("%d foreign card(s) came out of the shoe", len(m.foreign)))
+	}
+	e := o.add(tablebus.Event{Type: tablebus.ShoeEnded, Account: a, OK: &ok})
+	if !ok {
+		e.Problem = joinProblems(problems)
+		m.fault(o, FaultAccounting, e.Problem, false)
+	}
+	m.phase = Idle
+}
+
+func hasExtra(d []card.Discrepancy) bool {
+	for _, x := range d {
+		if x.Got > x.Want {
+			return true
+		}
+	}
+	return false
+}
+
+func joinProblems(p []string) string {
+	s := ""
+	for i, x := range p {
+		if i > 0 {
+			s += "; "
+		}
+		s += x
+	}
+	return s
+}
+
+// fault emits a fault event and, with hold, holds the table until the dealer resolves it.
+func (m *Machine) fault(o *out, code, detail string, holdIt bool) {
+	o.add(tablebus.Event{Type: tablebus.Fault, Code: code, Problem: detail, Hold: holdIt})
+	if holdIt && m.held == nil {
+		m.held = &hold{code: code, detail: detail, manual: code == FaultMisread}
+	} else if holdIt && m.held != nil {
+		m.held.manual = false // a second problem: only voiding resolves it
+	}
+}
+
+func (m *Machine) stepHeld(o *out, in Input) error {
+	h := m.held
+	switch in := in.(type) {
+	case NewCards:
+		if h.code == FaultDeck || m.phase == Idle {
+			m.held = nil
+			m.phase = Idle
+			return m.newCards(o, in)
+		}
+	case Read:
+		if in.Kind == ReadCut {
+			return m.cutCard(o)
+		}
+		// RULES.md §1: nothing is settled on doubt. A card drawn while held is counted and
+		// the round can now only be voided.
+		m.pos++
+		switch {
+		case in.Kind == ReadCard && !m.take(in.Card):
+			m.foreign = append(m.foreign, in.Card)
+		case in.Kind == ReadCard:
+			m.countUnplaced(in.Card)
+		default:
+			m.countUnplaced(card.None)
+		}
+		m.fault(o, FaultCardWhenHeld, fmt.Sprintf("a card came out while the table is held (%s)", h.code), true)
+		return nil
+	case ManualCard:
+		if !h.manual {
+			return refused("manual entry of %s: the hold (%s) can only be resolved by voiding the round", in.Card, h.code)
+		}
+		if !in.Card.Valid() {
+			return refused("manual entry: no card given")
+		}
+		if m.remaining.Of(in.Card) == 0 {
+			return refused("manual entry of %s: the shoe holds no more %s", in.Card, in.Card)
+		}
+		if in.Dealer == "" {
+			return refused("manual entry of %s: the dealer's id is required (RULES.md §1: recorded with who and when)", in.Card)
+		}
+		m.held = nil
+		o.add(tablebus.Event{Type: tablebus.FaultResolved, Code: h.code, Reason: "manual entry of " + in.Card.String(), By: in.Dealer})
+		m.take(in.Card)
+		m.pos = m.pending
+		return m.place(o, in.Card, &tablebus.Manual{Dealer: in.Dealer, At: in.Time.UTC()})
+	case VoidRound:
+		if in.Dealer == "" {
+			return refused("void: the dealer's id is required")
+		}
+		if h.code == FaultMisread && m.phase == Burning && !m.firstShown {
+			return refused("void: the unread card is the first card, whose value says how many to burn; enter it by hand (RULES.md §1)")
+		}
+		m.held = nil
+		if h.code == FaultMisread {
+			m.countUnplaced(card.None)
+		}
+		o.add(tablebus.Event{Type: tablebus.FaultResolved, Code: h.code, Reason: "void: " + in.Reason, By: in.Dealer})
+		switch {
+		case m.phase == InRound:
+			m.voidRound(o, in)
+		case m.phase == Burning && m.burnLeft <= 0:
+			m.phase = Between
+		case m.phase == Between && m.cutSeenAt > 0:
+			m.phase = Counting
+		}
+		return nil
+	case DeviceFault:
+		m.fault(o, in.Code, fmt.Sprintf("%s: %s", in.Device, in.Detail), true)
+		return nil
+	}
+	return refused("the table is held (%s: %s); resolve it first (manual entry or void)", h.code, h.detail)
+}
+
+// countUnplaced counts a card that left the shoe but was never placed in the round: as a burn
+// during the burn (one fewer to burn), otherwise as dealt; card.None is a card never identified.
+func (m *Machine) countUnplaced(c card.Card) {
+	if !c.Valid() {
+		m.unknown++
+	}
+	if m.phase == Burning {
+		m.burned++
+		m.burnLeft--
+		return
+	}
+	m.dealt++
+	m.roundPos = append(m.roundPos, m.pos)
+}
+
+func (m *Machine) voidRound(o *out, in VoidRound) {
+	// Every bet of a voided round pushes (RULES.md §1: nothing is settled on doubt).
+	var zero int64
+	st := make([]games.Settlement, len(m.bets))
+	for i, b := range m.bets {
+		st[i] = games.Settlement{Seat: b.Seat, Spot: b.Spot, Amount: b.Amount}
+	}
+	o.add(tablebus.Event{Type: tablebus.RoundVoided, Reason: in.Reason, By: in.Dealer, Settle: st, Net: &zero})
+	m.endRound(o)
+}
+
+// Guidance returns the guidance event for now: what the table waits for. Step appends one
+// after every input that changed something; a daemon publishes it at start too.
+func (m *Machine) Guidance(at time.Time) tablebus.Event {
+	e := m.guidance()
+	e.Shoe, e.Round, e.TS = m.shoe, m.round, at.UTC()
+	return e
+}
+
+func (m *Machine) guidance() tablebus.Event {
+	e := tablebus.Event{Type: tablebus.Guide, State: m.phase.String()}
+	if m.held != nil {
+		e.State = "held"
+		e.Code = m.held.code
+		e.Say = []string{"held: " + m.held.detail}
+		return e
+	}
+	switch m.phase {
+	case Idle:
+		e.Say = []string{"load the cards into the shuffler to start a shoe"}
+	case Verified:
+		e.Say = []string{"shuffle"}
+	case Shuffled:
+		e.Say = []string{"the player cuts"}
+	case CutDown:
+		if m.cfg.Proc.BehindMin == m.cfg.Proc.BehindMax {
+			e.Say = []string{fmt.Sprintf("place the stop card %d cards from the back", m.cfg.Proc.BehindMin)}
+		} else {
+			e.Say = []string{fmt.Sprintf("place the stop card %d to %d cards from the back", m.cfg.Proc.BehindMin, m.cfg.Proc.BehindMax)}
+		}
+	case Burning:
+		if !m.firstShown {
+			e.Say = []string{"turn up the first card"}
+		} else {
+			e.Say = []string{fmt.Sprintf("burn %d more face down", m.burnLeft)}
+		}
+	case Between:
+		e.Say = []string{"place your bets"}
+	case InRound:
+		n := m.eng.Need()
+		e.Need = &n
+		e.Say = []string{n.String()}
+	case Counting:
+		e.Say = []string{"the shoe is over: count the cards left in the shoe"}
+	}
+	// What the engine said about the last card comes first: "banker draws", "player wins".
+	say := append([]string(nil), m.lastSay...)
+	for _, s := range e.Say {
+		if len(say) == 0 || say[len(say)-1] != s {
+			say = append(say, s)
+		}
+	}
+	e.Say = say
+	return e
+}

@@ -1,0 +1,179 @@
+package shoetest
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/sabot-tables/sabot/shoe"
+	"github.com/sabot-tables/sabot/shoe/card"
+	"github.com/sabot-tables/sabot/tablebus"
+)
+
+// Item is one thing in a physical shoe: a card, or the cut (stop) card.
+type Item struct {
+	Card card.Card
+	Cut  bool
+}
+
+// Table runs shoes through a shoe.Machine in memory: the shuffler, the shoe and the dealer are
+// simulated here, deterministically for the dealer's random source, with no device and no bus.
+// `sabot simulate` and the shoe's property tests use it.
+type Table struct {
+	M      *shoe.Machine
+	Dealer *Dealer
+	// Clock is the time of the next input; it advances by Tick after each.
+	Clock time.Time
+	Tick  time.Duration
+	// MisreadEvery makes every n-th card drawn unreadable (0: never), to exercise the hold.
+	MisreadEvery int
+	// Emit receives every event in order. Seq and the envelope are the caller's to fill.
+	Emit func(tablebus.Event) error
+
+	tray     []card.Card // the cards in the shuffler
+	stack    []Item      // the cards in the shoe, next first
+	discards []card.Card
+	inHand   card.Card // the card the dealer is holding after a misread
+	drawn    int
+	last     tablebus.Event
+}
+
+// NewTable returns a table with new cards (N complete decks) in the shuffler.
+func NewTable(m *shoe.Machine, d *Dealer, start time.Time) *Table {
+	t := &Table{M: m, Dealer: d, Clock: start, Tick: 500 * time.Millisecond}
+	for range d.Proc.Decks {
+		t.tray = append(t.tray, card.Deck()...)
+	}
+	t.last = m.Guidance(start)
+	return t
+}
+
+// Tray returns the cards in the shuffler (tests tamper with it to make a deck incomplete).
+func (t *Table) Tray() *[]card.Card { return &t.tray }
+
+// ErrStuck is returned when the dealer has nothing to do and the table waits for nobody.
+var ErrStuck = errors.New("shoetest: the table is stuck")
+
+// RunShoes plays until n shoes have ended (shoe.ended events), or until maxSteps inputs.
+func (t *Table) RunShoes(n int, maxSteps int) error {
+	ended := 0
+	for step := 0; step < maxSteps; step++ {
+		evs, err := t.act()
+		if err != nil {
+			return err
+		}
+		for _, e := range evs {
+			if e.Type == tablebus.ShoeEnded {
+				ended++
+			}
+		}
+		if ended >= n && t.M.Phase() == shoe.Idle {
+			return nil
+		}
+	}
+	return fmt.Errorf("shoetest: %d shoes not done in %d steps", n, maxSteps)
+}
+
+func (t *Table) step(in shoe.Input) ([]tablebus.Event, error) {
+	evs, err := t.M.Step(in)
+	if err != nil {
+		return nil, fmt.Errorf("shoetest: step %T: %w", in, err)
+	}
+	for _, e := range evs {
+		if t.Emit != nil {
+			if err := t.Emit(e); err != nil {
+				return nil, err
+			}
+		}
+		if e.Type == tablebus.Guide {
+			t.last = e
+		}
+	}
+	t.Clock = t.Clock.Add(t.Tick)
+	return evs, nil
+}
+
+func (t *Table) act() ([]tablebus.Event, error) {
+	a, err := t.Dealer.Next(t.last)
+	if err != nil {
+		return nil, err
+	}
+	now := t.Clock
+	switch a.Kind {
+	case NewShoe:
+		evs, err := t.step(shoe.NewCards{Counts: card.CountOf(t.tray), Time: now})
+		if err != nil || t.M.Phase() != shoe.Verified {
+			return evs, err
+		}
+		// The daemon shuffles as soon as the cards are verified.
+		t.Dealer.Rng.Shuffle(len(t.tray), func(i, j int) { t.tray[i], t.tray[j] = t.tray[j], t.tray[i] })
+		more, err := t.step(shoe.ShuffleDone{Cards: len(t.tray), By: "shuffler", Time: t.Clock})
+		return append(evs, more...), err
+	case Cut:
+		t.tray = append(t.tray[a.At:], t.tray[:a.At]...)
+		return t.step(shoe.CutDone{At: a.At, Dealer: t.Dealer.ID, Time: now})
+	case PlaceCut:
+		t.stack = t.stack[:0]
+		for i, c := range t.tray {
+			if i == len(t.tray)-a.Behind {
+				t.stack = append(t.stack, Item{Cut: true})
+			}
+			t.stack = append(t.stack, Item{Card: c})
+		}
+		t.tray = nil
+		return t.step(shoe.CutCardPlaced{Behind: a.Behind, Dealer: t.Dealer.ID, Time: now})
+	case Draw:
+		if t.M.Phase() == shoe.Between && t.M.Left() == 0 {
+			return nil, ErrStuck
+		}
+		if len(t.stack) == 0 && len(t.tray) > 0 { // poker: no stop card, the pack goes to the shoe
+			for _, c := range t.tray {
+				t.stack = append(t.stack, Item{Card: c})
+			}
+			t.tray = nil
+		}
+		if len(t.stack) == 0 {
+			return nil, fmt.Errorf("shoetest: the shoe is empty and the table wants a card")
+		}
+		it := t.stack[0]
+		t.stack = t.stack[1:]
+		if it.Cut {
+			return t.step(shoe.Read{Kind: shoe.ReadCut, Time: now})
+		}
+		t.discards = append(t.discards, it.Card)
+		t.drawn++
+		if t.MisreadEvery > 0 && t.drawn%t.MisreadEvery == 0 {
+			t.inHand = it.Card
+			return t.step(shoe.Read{Kind: shoe.ReadUnreadable, Detail: "simulated misread", Time: now})
+		}
+		return t.step(shoe.Read{Kind: shoe.ReadCard, Card: it.Card, Time: now})
+	case Bets:
+		return t.step(shoe.OpenRound{Bets: a.Bets, Time: now})
+	case Decide:
+		return t.step(shoe.PlayerDecision{Seat: a.Seat, Choice: a.Choice, Time: now})
+	case Manual:
+		return t.step(shoe.ManualCard{Card: t.inHand, Dealer: t.Dealer.ID, Time: now})
+	case Void:
+		return t.step(shoe.VoidRound{Reason: "simulated fault", Dealer: t.Dealer.ID, Time: now})
+	case Count:
+		var left []card.Card
+		for _, it := range t.stack {
+			if !it.Cut {
+				left = append(left, it.Card)
+			}
+		}
+		t.stack = nil
+		evs, err := t.step(shoe.LeftCounted{Counts: card.CountOf(left), Time: now})
+		// Everything goes back into the shuffler for the next shoe.
+		t.tray = append(append(t.tray, t.discards...), left...)
+		t.discards = nil
+		return evs, err
+	case Wait:
+		return nil, ErrStuck
+	}
+	return nil, fmt.Errorf("shoetest: unknown action %v", a.Kind)
+}
+
+// Seeded returns a deterministic random source for a seed.
+func Seeded(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x5ab07)) }
