@@ -696,7 +696,6 @@ func (m *Machine) guidance() tablebus.Event {
 	case InRound:
 		n := m.eng.Need()
 		e.Need = &n
-		e.Say = []string{n.String()}
 	case Counting:
 		e.Say = []string{"the shoe is over: count the cards left in the shoe"}
 	}

@@ -145,3 +145,41 @@ func BaccaratBettors(unit int64, tie bool) func(r *rand.Rand) []games.Bet {
 		return bets
 	}
 }
+
+// BettorsFor returns a bettor that places plausible bets on game's spots (RULES.md §8), in
+// whole units of unit cents, or nil for games whose bets the simulator does not place.
+func BettorsFor(game string, unit int64) func(r *rand.Rand) []games.Bet {
+	each := func(spots ...string) func(r *rand.Rand) []games.Bet {
+		return func(r *rand.Rand) []games.Bet {
+			var bets []games.Bet
+			for seat := 1; seat <= 5; seat++ {
+				if r.IntN(10) >= 7 {
+					continue
+				}
+				bets = append(bets, games.Bet{Seat: seat, Spot: spots[r.IntN(len(spots))], Amount: unit * int64(1+r.IntN(10))})
+			}
+			return bets
+		}
+	}
+	switch game {
+	case "punto-banco":
+		return BaccaratBettors(unit, true)
+	case "baccarat":
+		return BaccaratBettors(unit, false)
+	case "trente-et-quarante":
+		return each("rouge", "noir", "couleur", "inverse")
+	case "blackjack":
+		return each("main")
+	case "caribbean-stud", "draw-poker", "three-card-poker", "go-poker":
+		return each("ante")
+	}
+	return nil
+}
+
+// RandomChoice picks one of the options the game allows, at random.
+func RandomChoice(r *rand.Rand, n games.Need) string {
+	if len(n.Options) == 0 {
+		return ""
+	}
+	return n.Options[r.IntN(len(n.Options))]
+}

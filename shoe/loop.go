@@ -1,0 +1,157 @@
+package shoe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/sabot-tables/sabot/shoe/card"
+	"github.com/sabot-tables/sabot/tablebus"
+)
+
+// Shuffler is what the loop needs of the shuffler (driver/shuffler provides it).
+type Shuffler interface {
+	// LoadVerify reads every card in the input tray (RULES.md §1 deck verification).
+	LoadVerify(ctx context.Context) (card.Counts, error)
+	// Shuffle shuffles the cards read and reports how many it shuffled.
+	Shuffle(ctx context.Context, decks int) (int, error)
+	// Count reads the cards put in it at the end of a shoe (the cards left).
+	Count(ctx context.Context) (card.Counts, error)
+}
+
+// Sink journals and publishes a step's events, in order, filling their envelope. An error is
+// fatal: a table that cannot journal must stop.
+type Sink interface {
+	Emit(ctx context.Context, evs []tablebus.Event) error
+}
+
+// StartShoe asks the loop to start a shoe: the shuffler reads and verifies the cards, then
+// shuffles them (the dealer terminal's new-shoe).
+type StartShoe struct{}
+
+// CountLeft asks the loop to have the shuffler count the cards left at the end of a shoe.
+type CountLeft struct{}
+
+// Loop runs a Machine: it takes inputs from the devices and the bus one at a time, drives the
+// shuffler where the procedure needs it, and hands each step's events to the sink.
+type Loop struct {
+	M        *Machine
+	Shuffler Shuffler
+	Sink     Sink
+	Log      *slog.Logger
+	Now      func() time.Time
+
+	reqs chan request
+}
+
+type request struct {
+	in    any // an Input, StartShoe or CountLeft
+	reply chan error
+}
+
+// NewLoop returns a loop; call Run to start it.
+func NewLoop(m *Machine, sh Shuffler, sink Sink, log *slog.Logger) *Loop {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Loop{M: m, Shuffler: sh, Sink: sink, Log: log, Now: time.Now, reqs: make(chan request)}
+}
+
+// Do hands the loop one input (a shoe.Input, StartShoe or CountLeft) and waits for it to be
+// applied. The error is a refusal (wrapping ErrRefused) or a device error; either way the table
+// state is consistent.
+func (l *Loop) Do(ctx context.Context, in any) error {
+	r := request{in: in, reply: make(chan error, 1)}
+	select {
+	case l.reqs <- r:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-r.reply:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// ErrSink wraps a sink failure, which stops the loop.
+var ErrSink = errors.New("shoe: cannot journal")
+
+// Run applies inputs until ctx is done or the sink fails. It starts by emitting the current
+// guidance so that everyone knows what the table waits for.
+func (l *Loop) Run(ctx context.Context) error {
+	if err := l.Sink.Emit(ctx, []tablebus.Event{l.M.Guidance(l.Now())}); err != nil {
+		return fmt.Errorf("%w: %w", ErrSink, err)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case r := <-l.reqs:
+			err := l.apply(ctx, r.in)
+			if errors.Is(err, ErrSink) {
+				r.reply <- err
+				return err
+			}
+			r.reply <- err
+		}
+	}
+}
+
+func (l *Loop) step(ctx context.Context, in Input) error {
+	evs, err := l.M.Step(in)
+	if err != nil {
+		return err
+	}
+	if err := l.Sink.Emit(ctx, evs); err != nil {
+		return fmt.Errorf("%w: %w", ErrSink, err)
+	}
+	return nil
+}
+
+func (l *Loop) deviceFault(ctx context.Context, device string, err error) error {
+	l.Log.Error("device fault", "device", device, "err", err)
+	if serr := l.step(ctx, DeviceFault{Device: device, Code: "device", Detail: err.Error(), Time: l.Now()}); serr != nil {
+		return serr
+	}
+	return fmt.Errorf("shoe: %s: %w", device, err)
+}
+
+func (l *Loop) apply(ctx context.Context, in any) error {
+	switch in := in.(type) {
+	case StartShoe:
+		if l.M.Phase() != Idle {
+			return refused("new shoe while the shoe is %s", l.M.Phase())
+		}
+		counts, err := l.Shuffler.LoadVerify(ctx)
+		if err != nil {
+			return l.deviceFault(ctx, "shuffler", err)
+		}
+		if err := l.step(ctx, NewCards{Counts: counts, Time: l.Now()}); err != nil {
+			return err
+		}
+		if l.M.Phase() != Verified {
+			return nil // the deck check failed: the fault is published
+		}
+		n, err := l.Shuffler.Shuffle(ctx, l.M.cfg.Proc.Decks)
+		if err != nil {
+			return l.deviceFault(ctx, "shuffler", err)
+		}
+		return l.step(ctx, ShuffleDone{Cards: n, By: "shuffler", Time: l.Now()})
+	case CountLeft:
+		if l.M.Phase() != Counting {
+			return refused("count while the shoe is %s", l.M.Phase())
+		}
+		counts, err := l.Shuffler.Count(ctx)
+		if err != nil {
+			return l.deviceFault(ctx, "shuffler", err)
+		}
+		return l.step(ctx, LeftCounted{Counts: counts, Time: l.Now()})
+	case Input:
+		return l.step(ctx, in)
+	}
+	return fmt.Errorf("shoe: loop given %T", in)
+}

@@ -1,0 +1,156 @@
+package tablebus
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sabot-tables/sabot/games"
+	"github.com/sabot-tables/sabot/shoe/card"
+)
+
+// Cents formats an amount of cents as money: 1250 → "12.50", -5 → "-0.05".
+func Cents(c int64) string {
+	sign := ""
+	if c < 0 {
+		sign, c = "-", -c
+	}
+	return fmt.Sprintf("%s%d.%02d", sign, c/100, c%100)
+}
+
+func signed(c int64) string {
+	if c > 0 {
+		return "+" + Cents(c)
+	}
+	return Cents(c)
+}
+
+func cardText(c *card.Card, hidden bool) string {
+	if c == nil || hidden {
+		return "▒▒"
+	}
+	return c.Pretty()
+}
+
+func cardsText(cs []card.Card) string {
+	s := make([]string, len(cs))
+	for i, c := range cs {
+		s[i] = c.Pretty()
+	}
+	return strings.Join(s, " ")
+}
+
+// Describe says an event in one line for people: the live feed of `make run` and `sabot watch`.
+// It returns "" for guidance that only repeats what the next card is for.
+func Describe(e Event) string {
+	switch e.Type {
+	case ShoeLoaded:
+		return fmt.Sprintf("shoe %s: %d cards loaded for %s (%d decks)", e.Shoe, e.Count, e.Game, e.Decks)
+	case DecksVerified:
+		if e.OK != nil && *e.OK {
+			return fmt.Sprintf("deck check: %d complete decks, %d cards", e.Decks, e.Count)
+		}
+		return fmt.Sprintf("deck check FAILED: %s", e.Problem)
+	case Shuffled:
+		return fmt.Sprintf("shuffled %d cards (%s)", e.Count, e.By)
+	case Cut:
+		return fmt.Sprintf("cut: %d cards from the front to the back", e.At)
+	case CutCardPlaced:
+		return fmt.Sprintf("stop card placed %d cards from the back", e.Behind)
+	case Burn:
+		face := "face down"
+		if e.Face != nil && *e.Face == games.FaceUp {
+			return fmt.Sprintf("burn: first card %s face up, %d to burn", cardText(e.Card, false), e.Count)
+		}
+		return fmt.Sprintf("burn: %s %s (#%d)", cardText(e.Card, e.Hidden), face, e.Pos)
+	case RoundOpened:
+		if len(e.Bets) == 0 {
+			return fmt.Sprintf("round %d: no bets", e.Round)
+		}
+		var b []string
+		var total int64
+		for _, x := range e.Bets {
+			b = append(b, fmt.Sprintf("%d:%s %s", x.Seat, x.Spot, Cents(x.Amount)))
+			total += x.Amount
+		}
+		return fmt.Sprintf("round %d: no more bets — %s (total %s)", e.Round, strings.Join(b, ", "), Cents(total))
+	case CardDealt:
+		to := "?"
+		if e.To != nil {
+			to = e.To.String()
+		}
+		s := fmt.Sprintf("round %d: %s → %s", e.Round, cardText(e.Card, e.Hidden), to)
+		if e.Face != nil && *e.Face == games.FaceDown {
+			s += " (face down)"
+		}
+		if e.Manual != nil {
+			s += " [entered by hand by " + e.Manual.Dealer + "]"
+		}
+		return s
+	case Revealed:
+		return fmt.Sprintf("round %d: card #%d turned up: %s", e.Round, e.Pos, cardText(e.Card, false))
+	case Decision:
+		return fmt.Sprintf("round %d: seat %d decides %s", e.Round, e.Seat, e.Choice)
+	case Guide:
+		var say []string
+		for _, s := range e.Say {
+			if e.Need == nil || s != e.Need.String() { // the card lines already say where cards go
+				say = append(say, s)
+			}
+		}
+		if len(say) == 0 {
+			return ""
+		}
+		return "  › " + strings.Join(say, " · ")
+	case CutCardReached:
+		return fmt.Sprintf("STOP CARD: %d cards behind it; the round in progress is completed, then the shoe ends", e.Behind)
+	case RoundResult:
+		var hs []string
+		for _, h := range e.Hands {
+			name := h.Name
+			if name == "" {
+				name = fmt.Sprintf("seat %d", h.Seat)
+			}
+			hs = append(hs, fmt.Sprintf("%s %s = %d", name, cardsText(h.Cards), h.Total))
+		}
+		if e.Dealer != nil {
+			hs = append(hs, fmt.Sprintf("dealer %s = %d", cardsText(e.Dealer.Cards), e.Dealer.Total))
+		}
+		return fmt.Sprintf("round %d: RESULT %s — %s", e.Round, strings.ToUpper(e.Result), strings.Join(hs, "; "))
+	case RoundSettled:
+		var ss []string
+		for _, x := range e.Settle {
+			ss = append(ss, fmt.Sprintf("%d:%s %s", x.Seat, x.Spot, signed(x.Net)))
+		}
+		net := int64(0)
+		if e.Net != nil {
+			net = *e.Net
+		}
+		if len(ss) == 0 {
+			return fmt.Sprintf("round %d: settled, no bets", e.Round)
+		}
+		return fmt.Sprintf("round %d: settled %s; players %s", e.Round, strings.Join(ss, ", "), signed(net))
+	case RoundVoided:
+		return fmt.Sprintf("round %d: VOIDED by %s (%s); every bet pushes", e.Round, e.By, e.Reason)
+	case ShoeEnded:
+		a := e.Account
+		if a == nil {
+			return "shoe ended"
+		}
+		verdict := "accounting OK"
+		if e.OK == nil || !*e.OK {
+			verdict = "ACCOUNTING FAILED: " + e.Problem
+		}
+		return fmt.Sprintf("shoe %s ended: dealt %d + burned %d + left %d = %d of %d — %s", e.Shoe, a.Dealt, a.Burned, a.Left, a.Total, a.Want, verdict)
+	case Fault:
+		h := ""
+		if e.Hold {
+			h = " — TABLE HELD"
+		}
+		return fmt.Sprintf("FAULT %s: %s%s", e.Code, e.Problem, h)
+	case FaultResolved:
+		return fmt.Sprintf("fault %s resolved by %s: %s", e.Code, e.By, e.Reason)
+	case DeviceStatus:
+		return fmt.Sprintf("device %s: %s %s", e.Device, e.State, e.Problem)
+	}
+	return string(e.Type)
+}
