@@ -1,0 +1,142 @@
+package baccarat
+
+import (
+	"errors"
+	"math/big"
+	"strings"
+	"testing"
+)
+
+// TestExactOddsPublished checks the enumeration against the published figures (gamemath.md
+// §1.1–1.3): the exact sequence counts of casinoexploit.com for 8 and 6 decks, and the
+// probabilities and house edges of multiplayerbaccarat.com / the Wizard of Odds to six decimals.
+func TestExactOddsPublished(t *testing.T) {
+	for _, tc := range []struct {
+		decks                  int
+		banker, player, tie    uint64
+		sequences              uint64
+		pb, pp, pt             string // six decimals
+		eBanker, ePlayer, eTie string // percent, four decimals
+		ePair                  string // percent, three decimals
+	}{
+		{
+			decks: 8, banker: 2292252566437888, player: 2230518282592256, tie: 475627426473216, sequences: 4998398275503360,
+			pb: "0.458597", pp: "0.446247", pt: "0.095156",
+			eBanker: "1.0579", ePlayer: "1.2351", eTie: "14.3596", ePair: "10.361",
+		},
+		{
+			decks: 6, banker: 403095751234560, player: 392220492728832, tie: 83552962932288,
+			pb: "0.458653", pp: "0.446279", pt: "0.095069",
+			eBanker: "1.0558", ePlayer: "1.2374", eTie: "14.4382", ePair: "11.254",
+		},
+	} {
+		x, err := ExactOdds(Decks(tc.decks))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x.Banker != tc.banker || x.Player != tc.player || x.Tie != tc.tie {
+			t.Errorf("%d decks: counts %d/%d/%d, want %d/%d/%d", tc.decks, x.Banker, x.Player, x.Tie, tc.banker, tc.player, tc.tie)
+		}
+		if x.Banker+x.Player+x.Tie != x.Sequences || tc.sequences != 0 && x.Sequences != tc.sequences {
+			t.Errorf("%d decks: %d sequences", tc.decks, x.Sequences)
+		}
+		for _, p := range []struct {
+			name string
+			got  *big.Rat
+			want string
+		}{{"banker", x.PBanker(), tc.pb}, {"player", x.PPlayer(), tc.pp}, {"tie", x.PTie(), tc.pt}} {
+			if g := p.got.FloatString(6); g != p.want {
+				t.Errorf("%d decks: P(%s) = %s, want %s", tc.decks, p.name, g, p.want)
+			}
+		}
+		edges := x.Edges()
+		for i, want := range []string{tc.eBanker, tc.ePlayer, tc.eTie, tc.ePair, tc.ePair} {
+			e := edges[i]
+			prec := len(want) - strings.IndexByte(want, '.') - 1
+			if g := new(big.Rat).Mul(e.Edge, big.NewRat(100, 1)).FloatString(prec); g != want {
+				t.Errorf("%d decks: %s edge %s%%, want %s%%", tc.decks, e.Bet, g, want)
+			}
+		}
+	}
+	// The 8-deck pair chance is exactly 31/415 (gamemath.md §1.3).
+	x, _ := ExactOdds(Decks(8))
+	if x.PPair().Cmp(big.NewRat(31, 415)) != 0 {
+		t.Errorf("P(pair) = %v, want 31/415", x.PPair())
+	}
+}
+
+func TestParseComposition(t *testing.T) {
+	full := "A 32\n2 32\n3 32\n4 32\n5 32\n6 32\n7 32\n8 32\n9 32\nT 32\nJ 32\nQ 32\nK 32\n"
+	c, err := ParseComposition(strings.NewReader("# the full shoe\n"+full), 8)
+	if err != nil || c != Decks(8) {
+		t.Fatalf("full shoe: %v %v", c, err)
+	}
+	bySuit := strings.Replace(full, "A 32\n", "As 8\nAh 7 # one ace of hearts dealt\nAd 8\nAc 8\n", 1)
+	c, err = ParseComposition(strings.NewReader(bySuit), 8)
+	want := Decks(8)
+	want[0] = 31
+	if err != nil || c != want {
+		t.Fatalf("by suit: %v %v", c, err)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{strings.Replace(full, "A 32", "A -1", 1), "baccarat: composition line 1: A -1: a count cannot be negative"},
+		{strings.Replace(full, "A 32", "A 33", 1), "baccarat: composition line 1: A 33: impossible, no shoe holds so many"},
+		{strings.Replace(strings.ReplaceAll(full, "32", "24"), "K 24", "K 25", 1), "baccarat: composition: 25 of rank K: impossible, a 6-deck shoe holds 24"},
+		{strings.Replace(full, "A 32\n", "", 1), "baccarat: composition: no count for A"},
+		{full + "A 3\n", "baccarat: composition line 14: rank A given twice"},
+		{strings.Replace(full, "A 32", "A x", 1), `baccarat: composition line 1: count "x" is not a whole number`},
+		{strings.Replace(full, "A 32", "Z 3", 1), `baccarat: composition line 1: "Z" is neither a rank nor a card`},
+		{strings.Replace(full, "A 32", "A 3 4", 1), `baccarat: composition line 1: want "RANK COUNT" or "CARD COUNT", got "A 3 4"`},
+		{strings.Replace(full, "A 32", "As 8", 1), "baccarat: composition: rank A is given by some of its cards only: give all four suits, or the rank"},
+		{strings.Replace(full, "A 32", "As 9", 1), "baccarat: composition line 1: As 9: impossible, a 8-deck shoe holds 8"},
+		{"A 1\n2 1\n3 1\n4 0\n5 0\n6 0\n7 0\n8 0\n9 0\nT 0\nJ 0\nQ 0\nK 2\n", "baccarat: composition: 5 cards: a coup may need 6"},
+	} {
+		decks := 8
+		if strings.Contains(tc.want, "6-deck") {
+			decks = 6
+		}
+		if _, err := ParseComposition(strings.NewReader(tc.in), decks); err == nil || err.Error() != tc.want {
+			t.Errorf("%q:\n got %v\nwant %s", tc.in, err, tc.want)
+		}
+	}
+}
+
+func TestExactOddsPartialShoe(t *testing.T) {
+	// Six cards left, all tens: every coup is 0 to 0, a tie.
+	var c Composition
+	c[9] = 6
+	x, err := ExactOdds(c)
+	if err != nil || x.Tie != x.Sequences || x.Sequences != 720 {
+		t.Fatalf("%+v %v", x, err)
+	}
+	// Eight 9s and eight 8s: every coup is decided by naturals on four cards.
+	c = Composition{}
+	c[7], c[8] = 8, 8
+	x, _ = ExactOdds(c)
+	if x.Banker != x.Player || x.Banker+x.Player+x.Tie != x.Sequences {
+		t.Errorf("symmetric shoe: banker %d player %d tie %d", x.Banker, x.Player, x.Tie)
+	}
+	c[0] = -1
+	if _, err := ExactOdds(c); !errors.Is(err, ErrComposition) {
+		t.Errorf("negative count: %v", err)
+	}
+}
+
+// BenchmarkBaccaratExact8Decks is issue 7's target: the exact 8-deck enumeration in under one
+// second. It reports the banker, player and tie probabilities and the edges it found.
+func BenchmarkBaccaratExact8Decks(b *testing.B) {
+	var x *Exact
+	for b.Loop() {
+		var err error
+		if x, err = ExactOdds(Decks(8)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	f := func(r *big.Rat) float64 { v, _ := r.Float64(); return v }
+	b.ReportMetric(f(x.PBanker()), "P(banker)")
+	b.ReportMetric(f(x.PPlayer()), "P(player)")
+	b.ReportMetric(f(x.PTie()), "P(tie)")
+	e := x.Edges()
+	b.ReportMetric(f(e[0].Edge)*100, "banker-edge-%")
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/enumeration")
+}
