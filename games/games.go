@@ -130,10 +130,10 @@ func (k NeedKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil
 // Need is what the round waits for next.
 type Need struct {
 	Kind    NeedKind `json:"kind"`
-	To      Place    `json:"to,omitzero"`      // NeedCard: where the card goes
-	Face    Face     `json:"face,omitempty"`   // NeedCard: face up or down
-	Seat    int      `json:"seat,omitempty"`   // NeedDecision: whose decision
-	Hand    int      `json:"hand,omitempty"`   // NeedDecision: which of the seat's hands
+	To      Place    `json:"to,omitzero"`       // NeedCard: where the card goes
+	Face    Face     `json:"face,omitempty"`    // NeedCard: face up or down
+	Seat    int      `json:"seat,omitempty"`    // NeedDecision: whose decision
+	Hand    int      `json:"hand,omitempty"`    // NeedDecision: which of the seat's hands
 	Options []string `json:"options,omitempty"` // NeedDecision: the decisions the rules allow
 }
 
