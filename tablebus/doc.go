@@ -9,6 +9,7 @@
 //	sabot/v1/<table>/public/devices   retained: the devices' status
 //	sabot/v1/<table>/secure/engine/<id> an external engine's own guidance and results
 //	sabot/v1/<table>/cmd              commands to the daemon (dealer terminal, simulator)
+//	sabot/v1/<table>/cmd/reply        the daemon's answer to each command
 //
 // Sub-packages: mqttbus (the only importer of paho), broker (the embedded mochi broker),
 // journal (the durable SQLite event journal).

@@ -52,6 +52,15 @@ var Commands = map[string]string{
 	"count":    "the cards left in the shoe are in the shuffler: count them (end of shoe)",
 }
 
+// Reply answers one command on Topics.Replies.
+type Reply struct {
+	V     int    `json:"v"`
+	ID    string `json:"id,omitempty"`
+	Cmd   string `json:"cmd"`
+	OK    bool   `json:"ok"`
+	Error string `json:"error,omitempty"`
+}
+
 // DecodeCommand reads a command payload strictly.
 func DecodeCommand(b []byte) (Command, error) {
 	var c Command

@@ -43,6 +43,9 @@ func (t Topics) Engine(id string) string { return Root + "/" + t.Table + "/secur
 // Commands is where the dealer terminal sends commands to the daemon.
 func (t Topics) Commands() string { return Root + "/" + t.Table + "/cmd" }
 
+// Replies is where the daemon answers each command: {"id", "ok", "error"}.
+func (t Topics) Replies() string { return Root + "/" + t.Table + "/cmd/reply" }
+
 // TableOf returns the table id of a Sabot topic, or "".
 func TableOf(topic string) string {
 	rest, ok := strings.CutPrefix(topic, Root+"/")

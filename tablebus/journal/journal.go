@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // the SQLite driver, pure Go
@@ -43,7 +45,8 @@ type Journal struct {
 	db    *sql.DB
 	path  string
 	table string
-	next  uint64
+	mu    sync.Mutex    // serialises Append
+	next  atomic.Uint64 // the next seq
 }
 
 // ErrOtherTable is returned by Open for a journal that belongs to another table.
@@ -122,7 +125,7 @@ func (j *Journal) init() error {
 	if err := tx.QueryRow("SELECT MAX(seq) FROM events").Scan(&last); err != nil {
 		return err
 	}
-	j.next = uint64(last.Int64) + 1
+	j.next.Store(uint64(last.Int64) + 1)
 	return tx.Commit()
 }
 
@@ -136,7 +139,7 @@ func (j *Journal) String() string { return fmt.Sprintf("journal %s (table %s)", 
 func (j *Journal) Table() string { return j.table }
 
 // NextSeq returns the sequence number the next event must carry.
-func (j *Journal) NextSeq() uint64 { return j.next }
+func (j *Journal) NextSeq() uint64 { return j.next.Load() }
 
 // NewSession increments and returns the session counter: once per daemon start.
 func (j *Journal) NewSession() (uint64, error) {
@@ -177,8 +180,10 @@ func (j *Journal) Append(e tablebus.Event) (Record, error) {
 	if e.Table != j.table {
 		return Record{}, fmt.Errorf("%w: event for table %q", ErrOtherTable, e.Table)
 	}
-	if e.Seq != j.next {
-		return Record{}, fmt.Errorf("journal: event seq %d, the next is %d", e.Seq, j.next)
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if e.Seq != j.next.Load() {
+		return Record{}, fmt.Errorf("journal: event seq %d, the next is %d", e.Seq, j.next.Load())
 	}
 	sec, err := e.Marshal()
 	if err != nil {
@@ -194,7 +199,7 @@ func (j *Journal) Append(e tablebus.Event) (Record, error) {
 	if err != nil {
 		return Record{}, fmt.Errorf("journal: appending event %d: %w", e.Seq, err)
 	}
-	j.next++
+	j.next.Add(1)
 	return r, nil
 }
 
@@ -252,6 +257,16 @@ func (j *Journal) ShoeRange(ctx context.Context, shoe string) (first, last uint6
 		return 0, 0, fmt.Errorf("journal: no shoe %q in %s", shoe, j.path)
 	}
 	return uint64(a.Int64), uint64(b.Int64), nil
+}
+
+// Counters returns how many shoes the journal holds and the highest round number in it: a
+// restarted daemon numbers its next shoe and round after them.
+func (j *Journal) Counters(ctx context.Context) (shoes int, lastRound uint64, err error) {
+	var r sql.NullInt64
+	if err := j.db.QueryRowContext(ctx, "SELECT COUNT(DISTINCT shoe) FILTER (WHERE shoe != ''), MAX(round) FROM events").Scan(&shoes, &r); err != nil {
+		return 0, 0, fmt.Errorf("journal: %w", err)
+	}
+	return shoes, uint64(r.Int64), nil
 }
 
 // Close closes the journal.

@@ -65,6 +65,9 @@ func TestAppendReopen(t *testing.T) {
 	if err != nil || len(got) != 3 || got[0] != 2 || got[2] != 4 {
 		t.Fatalf("range: %v %v", got, err)
 	}
+	if n, r, err := j.Counters(context.Background()); n != 1 || r != 0 || err != nil {
+		t.Fatalf("counters %d %d %v", n, r, err)
+	}
 	if shoes, _ := j.Shoes(context.Background()); len(shoes) != 1 || shoes[0] != "T1-1" {
 		t.Fatalf("shoes %v", shoes)
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sabot-tables/sabot/tablebus"
@@ -30,7 +31,7 @@ type Outbox struct {
 
 	mu        sync.Mutex
 	observers []*Observer
-	next      uint64 // the next seq to publish
+	next      atomic.Uint64 // the next seq to publish
 	wake      chan struct{}
 }
 
@@ -40,9 +41,13 @@ func New(j *journal.Journal, session uint64, log *slog.Logger) *Outbox {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Outbox{j: j, topics: tablebus.Topics{Table: j.Table()}, session: session, log: log,
-		next: j.NextSeq(), wake: make(chan struct{}, 1)}
+	o := &Outbox{j: j, topics: tablebus.Topics{Table: j.Table()}, session: session, log: log, wake: make(chan struct{}, 1)}
+	o.next.Store(j.NextSeq())
+	return o
 }
+
+// Published returns the last sequence number handed to the broker.
+func (o *Outbox) Published() uint64 { return o.next.Load() - 1 }
 
 // Session returns the session the outbox stamps.
 func (o *Outbox) Session() uint64 { return o.session }
@@ -131,7 +136,7 @@ func (o *Outbox) Run(ctx context.Context, pub Publisher) error {
 			return nil
 		}
 		if err != nil {
-			o.log.Warn("publishing the feed failed; retrying", "err", err, "from_seq", o.next, "in", backoff)
+			o.log.Warn("publishing the feed failed; retrying", "err", err, "from_seq", o.next.Load(), "in", backoff)
 			select {
 			case <-ctx.Done():
 				return nil
@@ -151,17 +156,17 @@ func (o *Outbox) Run(ctx context.Context, pub Publisher) error {
 
 func (o *Outbox) publishPending(ctx context.Context, pub Publisher) error {
 	last := o.j.NextSeq() - 1
-	if o.next > last {
+	if o.next.Load() > last {
 		return nil
 	}
-	return o.j.Range(ctx, o.next, last, func(r journal.Record) error {
+	return o.j.Range(ctx, o.next.Load(), last, func(r journal.Record) error {
 		if err := pub.Publish(ctx, o.topics.SecureEvents(), r.Secure, 1, false); err != nil {
 			return fmt.Errorf("outbox: event %d: %w", r.Seq, err)
 		}
 		if err := pub.Publish(ctx, o.topics.PublicEvents(), r.Public, 1, false); err != nil {
 			return fmt.Errorf("outbox: event %d: %w", r.Seq, err)
 		}
-		o.next = r.Seq + 1
+		o.next.Store(r.Seq + 1)
 		return nil
 	})
 }

@@ -1,0 +1,159 @@
+// Package follow runs a game engine from a table's feed: the logic of `sabot engine`, the game
+// engine that consumes the daemon's events over MQTT as a separate process. It applies the
+// round's bets, cards, burns and decisions to its own engine, says what the round needs next,
+// and settles the round; and it checks the daemon's own account of each round against its own,
+// raising an alarm at the first difference (where a card went, a result, a settlement).
+//
+// A Follower is pure: events in, events out. The caller subscribes, publishes and stamps.
+package follow
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/sabot-tables/sabot/games"
+	"github.com/sabot-tables/sabot/tablebus"
+)
+
+// Alarm codes the follower raises (as tablebus.Fault events).
+const (
+	AlarmMismatch = "engine-mismatch" // the daemon's account differs from the engine's
+	AlarmRule     = "engine-rule"     // a card or decision the engine's rules refuse
+	AlarmGap      = "engine-gap"      // an event missing from the feed
+)
+
+// Follower follows one table's feed with its own engine.
+type Follower struct {
+	eng     games.Engine
+	inRound bool
+	round   uint64
+	last    uint64 // the last seq applied
+	mine    *games.Outcome
+	broken  bool // the round could not be followed; wait for the next one
+}
+
+// New returns a follower with its own engine.
+func New(eng games.Engine) *Follower { return &Follower{eng: eng} }
+
+func out(src tablebus.Event, t tablebus.Type) tablebus.Event {
+	return tablebus.Event{Type: t, Shoe: src.Shoe, Round: src.Round, TS: src.TS, Ref: src.Seq}
+}
+
+func alarm(src tablebus.Event, code, format string, a ...any) tablebus.Event {
+	e := out(src, tablebus.Fault)
+	e.Code, e.Problem, e.Hold = code, fmt.Sprintf(format, a...), true
+	return e
+}
+
+// Apply takes the next event of the daemon's secure feed and returns the engine's own events:
+// guidance, results and settlements, or alarms. Events must come in sequence order; an
+// event already applied is ignored.
+func (f *Follower) Apply(e tablebus.Event) []tablebus.Event {
+	if e.Seq != 0 && e.Seq <= f.last {
+		return nil
+	}
+	var res []tablebus.Event
+	if f.last != 0 && e.Seq != f.last+1 {
+		res = append(res, alarm(e, AlarmGap, "events %d to %d are missing from the feed", f.last+1, e.Seq-1))
+		if f.inRound {
+			f.broken = true
+		}
+	}
+	f.last = e.Seq
+	switch e.Type {
+	case tablebus.RoundOpened:
+		f.inRound, f.round, f.mine, f.broken = false, e.Round, nil, false
+		if err := f.eng.Begin(e.Bets); err != nil {
+			return append(res, alarm(e, AlarmRule, "round %d: the engine refuses the bets: %v", e.Round, err))
+		}
+		f.inRound = true
+		return append(res, f.guide(e, nil))
+	case tablebus.CardDealt, tablebus.Burn:
+		if !f.inRound || f.broken || e.Round != f.round || e.Card == nil {
+			return res // a shoe burn, or a round this follower cannot follow
+		}
+		need := f.eng.Need()
+		var step games.Step
+		var err error
+		switch {
+		case e.Type == tablebus.Burn && need.Kind == games.NeedBurn:
+			step, err = f.eng.Burn(*e.Card)
+		case e.Type == tablebus.CardDealt && need.Kind == games.NeedCard:
+			if e.To == nil || *e.To != need.To {
+				res = append(res, alarm(e, AlarmMismatch, "round %d: %s went to %v; the engine expected it for %s", e.Round, e.Card, e.To, need.To))
+			}
+			step, err = f.eng.Card(*e.Card)
+		case e.Type == tablebus.CardDealt && need.Kind == games.NeedDecision:
+			step, err = f.eng.Card(*e.Card)
+		default:
+			err = fmt.Errorf("a %s when the engine needs %s", e.Type, need)
+		}
+		if err != nil {
+			f.broken = true
+			return append(res, alarm(e, AlarmRule, "round %d: %v", e.Round, err))
+		}
+		return append(res, f.after(e, step)...)
+	case tablebus.Decision:
+		if !f.inRound || f.broken || e.Round != f.round {
+			return res
+		}
+		step, err := f.eng.Decide(e.Seat, e.Choice)
+		if err != nil {
+			f.broken = true
+			return append(res, alarm(e, AlarmRule, "round %d: %v", e.Round, err))
+		}
+		return append(res, f.after(e, step)...)
+	case tablebus.RoundVoided:
+		f.inRound, f.mine = false, nil
+	case tablebus.RoundResult:
+		if f.mine != nil && e.Round == f.round {
+			theirs := tablebus.Event{Result: e.Result, Hands: e.Hands, Dealer: e.Dealer}
+			mine := tablebus.Event{Result: f.mine.Result, Hands: f.mine.Hands, Dealer: f.mine.Dealer}
+			if !sameJSON(theirs, mine) {
+				res = append(res, alarm(e, AlarmMismatch, "round %d: the daemon's result differs from the engine's", e.Round))
+			}
+		}
+	case tablebus.RoundSettled:
+		if f.mine != nil && e.Round == f.round {
+			if !sameJSON(e.Settle, f.mine.Settlements) {
+				res = append(res, alarm(e, AlarmMismatch, "round %d: the daemon's settlement differs from the engine's", e.Round))
+			}
+			f.mine = nil
+		}
+	}
+	return res
+}
+
+func (f *Follower) after(e tablebus.Event, step games.Step) []tablebus.Event {
+	if f.eng.Need().Kind != games.NeedDone {
+		return []tablebus.Event{f.guide(e, step.Say)}
+	}
+	f.inRound = false
+	o, err := f.eng.Outcome()
+	if err != nil {
+		return []tablebus.Event{alarm(e, AlarmRule, "round %d: no outcome: %v", e.Round, err)}
+	}
+	f.mine = o
+	r := out(e, tablebus.RoundResult)
+	r.Game, r.Result, r.Hands, r.Dealer, r.Detail = f.eng.Game(), o.Result, o.Hands, o.Dealer, o.Detail
+	s := out(e, tablebus.RoundSettled)
+	net := o.Net()
+	s.Settle, s.Net = o.Settlements, &net
+	g := out(e, tablebus.Guide)
+	g.Say = step.Say
+	return []tablebus.Event{r, s, g}
+}
+
+func (f *Follower) guide(e tablebus.Event, say []string) tablebus.Event {
+	g := out(e, tablebus.Guide)
+	n := f.eng.Need()
+	g.Need, g.Say = &n, say
+	return g
+}
+
+func sameJSON(a, b any) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
+}
