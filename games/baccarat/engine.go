@@ -388,17 +388,13 @@ func (e *Engine) Decide(seat int, d string) (games.Step, error) {
 	default:
 		return games.Step{}, &games.RuleError{Game: e.Game(), Seat: seat, What: d, Rule: "the option is \"draw\" or \"stand\" (RULES.md §8)"}
 	}
-	who := "punter"
 	if len(e.player) == 2 && e.punterChoice == undecided {
 		e.punterChoice = ch
 	} else {
 		e.bankerChoice = ch
-		who = "banker"
 	}
 	e.complete()
-	st := e.step()
-	st.Say = append([]string{fmt.Sprintf("%s %ss", who, d)}, st.Say...)
-	return st, nil
+	return e.step(), nil
 }
 
 // step says, after a card or a decision, what happens next in the dealer's words.
