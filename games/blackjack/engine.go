@@ -351,7 +351,19 @@ func (e *Engine) Decide(seat int, decision string) (games.Step, error) {
 	d := strings.ToUpper(strings.TrimSpace(decision))
 	n := e.Need()
 	if n.Kind != games.NeedDecision {
-		return games.Step{}, e.refuse(seat, decision, "no decision is asked now ("+n.String()+")")
+		why := "no decision is asked now (" + n.String() + ")"
+		if bx := e.boxByseat(seat); bx != nil && (e.phase == phasePlay || e.phase == phaseDealer) {
+			// Say why the seat's last finished hand takes no such decision (split aces, 21).
+			for i := len(bx.hands) - 1; i >= 0; i-- {
+				if h := bx.hands[i]; h.done && len(h.cards) >= 2 {
+					if r := e.forbid(bx, h, d); r != "" && r != "unknown" {
+						why += fmt.Sprintf("; hand %d: %s", i+1, r)
+					}
+					break
+				}
+			}
+		}
+		return games.Step{}, e.refuse(seat, decision, why)
 	}
 	if seat != n.Seat {
 		return games.Step{}, e.refuse(seat, decision, fmt.Sprintf("not this seat's turn (%s)", n))
@@ -649,10 +661,11 @@ func (e *Engine) forbid(bx *box, h *hand, d string) string {
 			}
 		}
 	case CodeSplit:
+		if len(h.cards) != 2 || h.acted {
+			return "split only a pair as the first two cards (RULES.md §4)"
+		}
 		a, b := h.cards[0], h.cards[1]
 		switch {
-		case len(h.cards) != 2 || h.acted:
-			return "split only a pair as the first two cards (RULES.md §4)"
 		case r.Split == SplitRank && a.Rank() != b.Rank():
 			return fmt.Sprintf("split only two cards of equal rank, not %s %s (%s)", a, b, e.cite("split"))
 		case Value(a) != Value(b):
@@ -699,6 +712,8 @@ func (e *Engine) why(n games.Need, d string) string {
 			return fmt.Sprintf("insurance and even money are asked only against an ace, before play; the seat is asked to play (%s) (RULES.md §4, §8)", strings.Join(n.Options, " "))
 		case d == CodeInsure:
 			return "even money, not insurance, is offered to a blackjack (" + e.cite("even-money") + ")"
+		case e.boxByseat(n.Seat).hands[0].natural:
+			return "no even money (" + e.cite("even-money") + "); insurance is offered"
 		default:
 			return "even money is offered only to a blackjack (RULES.md §4)"
 		}
