@@ -1,0 +1,42 @@
+# Sabot. `make` lists the targets.
+SHELL := bash
+export PATH := $(PATH):/usr/local/go/bin
+GO ?= go
+TABLE ?= T1
+GAME ?= punto-banco
+# Flags for `make run`, e.g. make run RUNFLAGS='--sim-pace 100ms --sim-misread-every 40'
+RUNFLAGS ?=
+
+.PHONY: help deps build run test bench fuzz lint clean
+
+help: ## list the targets
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-7s %s\n", $$1, $$2}'
+
+deps: ## install the Debian packages that are missing (needs root or sudo)
+	@.ci/deps
+
+build: deps ## build bin/sabotd and bin/sabot
+	$(GO) build -o bin/ ./cmd/...
+
+run: build ## a whole simulated table: embedded broker on 127.0.0.1:1883, simulated devices, live feed
+	bin/sabotd --sim --table $(TABLE) --game $(GAME) $(RUNFLAGS)
+
+test: deps ## the whole test suite (what CI runs)
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 40m -tags matprofile ./...
+
+bench: deps ## every benchmark, with the figures the issues ask for (also in bench.out)
+	set -o pipefail; $(GO) test -run '^$$' -bench . -timeout 60m ./... 2>&1 | tee bench.out
+
+fuzz: ## run every fuzz target for FUZZTIME each (default 10s)
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $${FUZZTIME:-10s} $$pkg || exit 1; \
+	  done; done
+
+lint: ## gofmt and go vet
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
+	$(GO) vet ./...
+
+clean: ## remove build outputs and the local journals
+	rm -rf bin var bench.out

@@ -1,0 +1,127 @@
+// Package mosquittotest starts a real mosquitto broker (Debian's package) on a free loopback
+// port for tests, and stops it: the end-to-end tests run against the broker a site runs, not a
+// stand-in.
+package mosquittotest
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// Broker is a running mosquitto.
+type Broker struct {
+	Addr string // 127.0.0.1:port
+	Dir  string // its directory: config, persistence, log
+	cmd  *exec.Cmd
+	log  *bytes.Buffer
+	conf string
+}
+
+// URL returns tcp://addr.
+func (b *Broker) URL() string { return "tcp://" + b.Addr }
+
+// Options configure the broker.
+type Options struct {
+	// Extra lines appended to mosquitto.conf (ACLs, queue limits, persistence).
+	Extra string
+	// Port to listen on; 0 picks a free one.
+	Port int
+}
+
+// Start starts mosquitto for the test and stops it when the test ends. It skips nothing: a
+// machine without mosquitto fails the test with the command that installs it.
+func Start(t testing.TB, o Options) *Broker {
+	t.Helper()
+	bin, err := exec.LookPath("mosquitto")
+	if err != nil {
+		for _, p := range []string{"/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto"} {
+			if _, err2 := os.Stat(p); err2 == nil {
+				bin, err = p, nil
+			}
+		}
+	}
+	if err != nil {
+		t.Fatalf("mosquitto is not installed: run `make deps` (apt-get install mosquitto)")
+	}
+	port := o.Port
+	if port == 0 {
+		port = FreePort(t)
+	}
+	b := &Broker{Addr: fmt.Sprintf("127.0.0.1:%d", port), Dir: t.TempDir(), log: &bytes.Buffer{}}
+	b.conf = filepath.Join(b.Dir, "mosquitto.conf")
+	conf := fmt.Sprintf("listener %d 127.0.0.1\nallow_anonymous true\npersistence false\nlog_dest stderr\nlog_type error\nlog_type warning\n%s\n", port, o.Extra)
+	if err := os.WriteFile(b.conf, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b.start(t, bin)
+	t.Cleanup(func() { b.Stop() })
+	return b
+}
+
+func (b *Broker) start(t testing.TB, bin string) {
+	t.Helper()
+	b.cmd = exec.Command(bin, "-c", b.conf)
+	b.cmd.Dir = b.Dir
+	b.cmd.Stdout, b.cmd.Stderr = b.log, b.log
+	if err := b.cmd.Start(); err != nil {
+		t.Fatalf("starting mosquitto: %v", err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if c, err := net.DialTimeout("tcp", b.Addr, 100*time.Millisecond); err == nil {
+			c.Close()
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	b.Stop()
+	t.Fatalf("mosquitto did not listen on %s: %s", b.Addr, b.log)
+}
+
+// Stop stops the broker (SIGTERM), waiting for it to exit.
+func (b *Broker) Stop() {
+	if b.cmd == nil || b.cmd.Process == nil {
+		return
+	}
+	b.cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { b.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		b.cmd.Process.Kill()
+		<-done
+	}
+	b.cmd = nil
+}
+
+// Restart starts the broker again on the same port with the same configuration.
+func (b *Broker) Restart(t testing.TB) {
+	t.Helper()
+	b.Stop()
+	bin, _ := exec.LookPath("mosquitto")
+	if bin == "" {
+		bin = "/usr/sbin/mosquitto"
+	}
+	b.start(t, bin)
+}
+
+// Log returns what mosquitto wrote.
+func (b *Broker) Log() string { return b.log.String() }
+
+// FreePort returns a TCP port free on 127.0.0.1 now.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
