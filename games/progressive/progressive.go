@@ -323,7 +323,7 @@ type Payout struct {
 	Category hand.Category `json:"category,omitzero"`
 	Prize    Prize         `json:"prize,omitzero"`
 	Amount   int64         `json:"amount"`
-	From     []Source      `json:"from"`
+	From     []Source      `json:"from,omitempty"`
 }
 
 // Result is what Settle did to the pools in one round.
@@ -405,23 +405,9 @@ func (c Config) Settle(st State, r Round) (State, Result, error) {
 		next.Commission += f.Commission
 		res.Feeds = append(res.Feeds, f)
 	}
-	for i := len(bets) - 1; i >= 0; i-- { // right to left: the highest seat first
-		b := bets[i]
-		if b.Void || b.Folded {
-			continue
-		}
-		rk, _ := hand.Eval(b.Cards...) // checked by r.Check
-		cat := rk.Category()
-		prize, ok := c.Prizes[cat]
-		if !ok {
-			continue
-		}
-		amount := b.Amount * prize.Multiple
-		if prize.Percent > 0 {
-			amount = mulDiv(next.Main, prize.Percent)
-		}
-		res.Payouts = append(res.Payouts, Payout{Seat: b.Seat, Kind: "hand", Category: cat, Prize: prize, Amount: amount,
-			From: c.take(&next, amount)})
+	for _, p := range c.Prizes.Pay(next.Main, bets) {
+		p.From = c.take(&next, p.Amount)
+		res.Payouts = append(res.Payouts, p)
 	}
 	if d := r.Draw; d != nil && d.Won(bets) {
 		amount := c.MagicCard
@@ -451,6 +437,39 @@ func (c Config) Settle(st State, r Round) (State, Result, error) {
 	next.Rounds++
 	res.After = next.clone()
 	return next, res, nil
+}
+
+// Pay works out the hand prizes of bets against a main pool holding pool cents, as Settle pays
+// them: the winning hands in seat order from the croupier's right to left (the highest seat
+// first), a percentage prize from what the previous prizes left of the pool, a multiple of the
+// bet in full. Void and folded hands win nothing; a hand that is not five distinct cards is
+// skipped (Round.Check refuses it). The payouts' From is left empty: where the money comes from
+// is Settle's business.
+func (t Table) Pay(pool int64, bets []Bet) []Payout {
+	sorted := slices.Clone(bets)
+	slices.SortFunc(sorted, func(a, b Bet) int { return b.Seat - a.Seat })
+	var out []Payout
+	for _, b := range sorted {
+		if b.Void || b.Folded || len(b.Cards) != 5 {
+			continue
+		}
+		rk, err := hand.Eval(b.Cards...)
+		if err != nil {
+			continue
+		}
+		cat := rk.Category()
+		prize, ok := t[cat]
+		if !ok {
+			continue
+		}
+		amount := b.Amount * prize.Multiple
+		if prize.Percent > 0 {
+			amount = mulDiv(pool, prize.Percent)
+		}
+		pool = max(0, pool-amount)
+		out = append(out, Payout{Seat: b.Seat, Kind: "hand", Category: cat, Prize: prize, Amount: amount})
+	}
+	return out
 }
 
 // take pays amount from the main pool, then the reserves in order, then the house.
