@@ -127,6 +127,17 @@ func (k NeedKind) String() string {
 // MarshalText writes the kind's name.
 func (k NeedKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 
+// UnmarshalText reads a kind's name.
+func (k *NeedKind) UnmarshalText(b []byte) error {
+	for _, x := range []NeedKind{NeedDone, NeedCard, NeedBurn, NeedDecision} {
+		if x.String() == string(b) {
+			*k = x
+			return nil
+		}
+	}
+	return fmt.Errorf("games: unknown need %q", b)
+}
+
 // Need is what the round waits for next.
 type Need struct {
 	Kind    NeedKind `json:"kind"`
