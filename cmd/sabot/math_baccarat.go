@@ -9,11 +9,13 @@ import (
 	"text/tabwriter"
 
 	"github.com/sabot-tables/sabot/games/baccarat"
+	"github.com/sabot-tables/sabot/games/trente"
 )
 
 func init() {
 	mathGames["baccarat"] = mathBaccarat
 	mathGames["punto-banco"] = mathBaccarat
+	mathGames["trente-et-quarante"] = mathTrente
 }
 
 // mathBaccarat is `sabot math baccarat --decks N [--remaining FILE] [--json]`: the exact odds and
@@ -111,4 +113,67 @@ func readComposition(path string, decks int) (baccarat.Composition, error) {
 		return c, fmt.Errorf("math: --remaining %s: %w", path, err)
 	}
 	return c, nil
+}
+
+// mathTrente is `sabot math trente-et-quarante [--decks N] [--json]`: the exact probabilities of
+// a coup from a full shoe and each chance's house edge (issue 7).
+func mathTrente(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlags("math trente-et-quarante", "[--decks N] [--json]", stderr)
+	decks := fs.Int("decks", 6, "decks in the shoe (1, 2, 4, 6 or 8; RULES.md §0)")
+	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return errUsage
+	}
+	if err := checkDecks(*decks); err != nil {
+		return err
+	}
+	x, err := trente.ExactOdds(trente.Decks(*decks))
+	if err != nil {
+		return err
+	}
+	f := x.Figures()
+	if *asJSON {
+		b, err := json.Marshal(struct {
+			Decks int `json:"decks"`
+			trente.Figures
+		}{*decks, f})
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(stdout, "%s\n", b)
+		return err
+	}
+	fmt.Fprintf(stdout, "trente et quarante, exact enumeration of %d decks (%d cards), first coup of the shoe\n\n", *decks, 52**decks)
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "outcome\tprobability\t")
+	fmt.Fprintf(tw, "noir wins\t%.9f\t\n", f.Noir)
+	fmt.Fprintf(tw, "rouge wins\t%.9f\t\n", f.Rouge)
+	fmt.Fprintf(tw, "refait 32-40\t%.9f\t\n", f.Refait)
+	fmt.Fprintf(tw, "refait 31-31\t%.9f\t\n", f.Refait31)
+	tw.Flush()
+	fmt.Fprintln(stdout)
+	tw = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "chance\tpays\thouse edge\t")
+	for _, e := range []struct {
+		name string
+		edge float64
+	}{{"noir", f.EdgeNoir}, {"rouge", f.EdgeRouge}, {"couleur", f.EdgeCouleur}, {"inverse", f.EdgeInverse}} {
+		fmt.Fprintf(tw, "%s\t1:1\t%.6f%%\t\n", e.name, e.edge*100)
+	}
+	tw.Flush()
+	fmt.Fprintln(stdout)
+	tw = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "row total\tprobability (each row)\t")
+	for t, p := range f.Row {
+		fmt.Fprintf(tw, "%d\t%.9f\t\n", trente.Target+t, p)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(stdout, "\nedges lose half the stake on 31-31 (RULES.md §3) and count a refait as a push; en prison is not priced.")
+	return err
 }

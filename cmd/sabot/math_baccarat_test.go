@@ -40,6 +40,13 @@ func TestMathBaccarat(t *testing.T) {
 		{name: "json", args: []string{"math", "punto-banco", "--decks", "6", "--json"}, want: []string{
 			`"p_banker":"0.458652719"`, `{"bet":"tie","pays":"8:1","percent":"14.438159798"}`,
 		}},
+		{name: "trente et quarante", args: []string{"math", "trente-et-quarante"}, want: []string{
+			"trente et quarante, exact enumeration of 6 decks (312 cards), first coup of the shoe",
+			"refait 31-31  0.021891370",
+			"noir   1:1   1.094569%",
+			"couleur   1:1   1.094569%",
+		}},
+		{name: "trente bad decks", args: []string{"math", "trente-et-quarante", "--decks", "3"}, wantErr: "math: --decks 3: a shoe holds 1, 2, 4, 6 or 8 decks (RULES.md §0)"},
 		{name: "bad decks", args: []string{"math", "baccarat", "--decks", "7"}, wantErr: "math: --decks 7: a shoe holds 1, 2, 4, 6 or 8 decks (RULES.md §0)"},
 		{name: "negative count", args: []string{"math", "baccarat", "--remaining", write("neg", strings.Replace(full, "T 32", "T -2", 1))},
 			wantErr: "math: --remaining " + filepath.Join(dir, "neg") + ": baccarat: composition line 10: T -2: a count cannot be negative"},
