@@ -21,10 +21,11 @@ type Shuffler interface {
 	Count(ctx context.Context) (card.Counts, error)
 }
 
-// Sink journals and publishes a step's events, in order, filling their envelope. An error is
-// fatal: a table that cannot journal must stop.
+// Sink journals and publishes a step's events, in order, filling their envelope, together with
+// the input that produced them (MarshalInput's JSON; nil for none). An error is fatal: a table
+// that cannot journal must stop.
 type Sink interface {
-	Emit(ctx context.Context, evs []tablebus.Event) error
+	Emit(ctx context.Context, input []byte, evs []tablebus.Event) error
 }
 
 // StartShoe asks the loop to start a shoe: the shuffler reads and verifies the cards, then
@@ -83,7 +84,7 @@ var ErrSink = errors.New("shoe: cannot journal")
 // Run applies inputs until ctx is done or the sink fails. It starts by emitting the current
 // guidance so that everyone knows what the table waits for.
 func (l *Loop) Run(ctx context.Context) error {
-	if err := l.Sink.Emit(ctx, []tablebus.Event{l.M.Guidance(l.Now())}); err != nil {
+	if err := l.Sink.Emit(ctx, nil, []tablebus.Event{l.M.Guidance(l.Now())}); err != nil {
 		return fmt.Errorf("%w: %w", ErrSink, err)
 	}
 	for {
@@ -102,11 +103,15 @@ func (l *Loop) Run(ctx context.Context) error {
 }
 
 func (l *Loop) step(ctx context.Context, in Input) error {
+	b, err := MarshalInput(in)
+	if err != nil {
+		return err
+	}
 	evs, err := l.M.Step(in)
 	if err != nil {
 		return err
 	}
-	if err := l.Sink.Emit(ctx, evs); err != nil {
+	if err := l.Sink.Emit(ctx, b, evs); err != nil {
 		return fmt.Errorf("%w: %w", ErrSink, err)
 	}
 	return nil

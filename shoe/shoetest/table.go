@@ -30,6 +30,8 @@ type Table struct {
 	MisreadEvery int
 	// Emit receives every event in order. Seq and the envelope are the caller's to fill.
 	Emit func(tablebus.Event) error
+	// Journal, when set, receives each step: the input's journal form and its events.
+	Journal func(input []byte, evs []tablebus.Event) error
 
 	tray     []card.Card // the cards in the shuffler
 	stack    []Item      // the cards in the shoe, next first
@@ -57,8 +59,19 @@ var ErrStuck = errors.New("shoetest: the table is stuck")
 
 // RunShoes plays until n shoes have ended (shoe.ended events), or until maxSteps inputs.
 func (t *Table) RunShoes(n int, maxSteps int) error {
+	return t.RunUntil(n, maxSteps, nil)
+}
+
+// RunUntil is RunShoes with a hook called before each action with the count of actions so far;
+// a crash test swaps the machine there.
+func (t *Table) RunUntil(n int, maxSteps int, before func(step int) error) error {
 	ended := 0
 	for step := 0; step < maxSteps; step++ {
+		if before != nil {
+			if err := before(step); err != nil {
+				return err
+			}
+		}
 		evs, err := t.act()
 		if err != nil {
 			return err
@@ -79,6 +92,15 @@ func (t *Table) step(in shoe.Input) ([]tablebus.Event, error) {
 	evs, err := t.M.Step(in)
 	if err != nil {
 		return nil, fmt.Errorf("shoetest: step %T: %w", in, err)
+	}
+	if t.Journal != nil && len(evs) > 0 {
+		b, err := shoe.MarshalInput(in)
+		if err != nil {
+			return nil, err
+		}
+		if err := t.Journal(b, evs); err != nil {
+			return nil, err
+		}
 	}
 	for _, e := range evs {
 		if t.Emit != nil {

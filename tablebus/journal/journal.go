@@ -38,6 +38,12 @@ CREATE TABLE IF NOT EXISTS events (
 	public BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS events_shoe ON events (shoe, round);
+CREATE INDEX IF NOT EXISTS events_type ON events (type);
+CREATE TABLE IF NOT EXISTS steps (
+	first_seq INTEGER PRIMARY KEY,
+	last_seq  INTEGER NOT NULL,
+	input     BLOB
+);
 `
 
 // Journal is an open journal. Its methods are safe for concurrent use.
@@ -174,33 +180,133 @@ type Record struct {
 	Public []byte // the payload of the public feed
 }
 
-// Append writes e durably and returns its record. e.Seq must be NextSeq and e.Table the
-// journal's table.
+// Append writes one event durably (a step without an input).
 func (j *Journal) Append(e tablebus.Event) (Record, error) {
-	if e.Table != j.table {
-		return Record{}, fmt.Errorf("%w: event for table %q", ErrOtherTable, e.Table)
+	rs, err := j.AppendStep(nil, []tablebus.Event{e})
+	if err != nil {
+		return Record{}, err
+	}
+	return rs[0], nil
+}
+
+// AppendStep writes, in one transaction, the events one input produced and the input itself
+// (nil for events that no input produced, such as the guidance at start). The events must carry
+// the next sequence numbers and the journal's table. When AppendStep returns, they are on disk.
+func (j *Journal) AppendStep(input []byte, evs []tablebus.Event) ([]Record, error) {
+	if len(evs) == 0 {
+		return nil, nil
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if e.Seq != j.next.Load() {
-		return Record{}, fmt.Errorf("journal: event seq %d, the next is %d", e.Seq, j.next.Load())
+	next := j.next.Load()
+	recs := make([]Record, len(evs))
+	for i, e := range evs {
+		if e.Table != j.table {
+			return nil, fmt.Errorf("%w: event for table %q", ErrOtherTable, e.Table)
+		}
+		if e.Seq != next+uint64(i) {
+			return nil, fmt.Errorf("journal: event seq %d, the next is %d", e.Seq, next+uint64(i))
+		}
+		sec, err := e.Marshal()
+		if err != nil {
+			return nil, err
+		}
+		pub, err := e.Public().Marshal()
+		if err != nil {
+			return nil, err
+		}
+		recs[i] = Record{Seq: e.Seq, Type: e.Type, Shoe: e.Shoe, Round: e.Round, TS: e.TS, Secure: sec, Public: pub}
 	}
-	sec, err := e.Marshal()
+	tx, err := j.db.Begin()
 	if err != nil {
-		return Record{}, err
+		return nil, fmt.Errorf("journal: %w", err)
 	}
-	pub, err := e.Public().Marshal()
+	defer tx.Rollback()
+	for _, r := range recs {
+		_, err = tx.Exec("INSERT INTO events (seq, type, shoe, round, ts, secure, public) VALUES (?, ?, ?, ?, ?, ?, ?)",
+			int64(r.Seq), string(r.Type), r.Shoe, int64(r.Round), r.TS.UTC().Format(time.RFC3339Nano), r.Secure, r.Public)
+		if err != nil {
+			return nil, fmt.Errorf("journal: appending event %d: %w", r.Seq, err)
+		}
+	}
+	if _, err := tx.Exec("INSERT INTO steps (first_seq, last_seq, input) VALUES (?, ?, ?)",
+		int64(recs[0].Seq), int64(recs[len(recs)-1].Seq), input); err != nil {
+		return nil, fmt.Errorf("journal: appending step %d: %w", recs[0].Seq, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("journal: commit: %w", err)
+	}
+	j.next.Store(next + uint64(len(recs)))
+	return recs, nil
+}
+
+// Step is one journaled input and the events it produced.
+type Step struct {
+	Input  []byte // nil: events that no input produced
+	Events []Record
+}
+
+// OpenShoe returns the steps of the last shoe if it has not ended (from the step that loaded
+// it), with the number of shoes and the last round number before it; a restarted daemon
+// replays them to stand where it stood. With no shoe open it returns no steps and the counters
+// of the whole journal.
+func (j *Journal) OpenShoe(ctx context.Context) (steps []Step, shoesBefore int, roundBefore uint64, err error) {
+	var loaded, ended sql.NullInt64
+	if err := j.db.QueryRowContext(ctx, "SELECT MAX(seq) FROM events WHERE type = ?", string(tablebus.ShoeLoaded)).Scan(&loaded); err != nil {
+		return nil, 0, 0, fmt.Errorf("journal: %w", err)
+	}
+	if err := j.db.QueryRowContext(ctx, "SELECT MAX(seq) FROM events WHERE type = ?", string(tablebus.ShoeEnded)).Scan(&ended); err != nil {
+		return nil, 0, 0, fmt.Errorf("journal: %w", err)
+	}
+	if !loaded.Valid || (ended.Valid && ended.Int64 > loaded.Int64) {
+		n, r, err := j.Counters(ctx)
+		return nil, n, r, err
+	}
+	from := loaded.Int64
+	var r sql.NullInt64
+	if err := j.db.QueryRowContext(ctx, "SELECT COUNT(DISTINCT shoe) FILTER (WHERE shoe != ''), MAX(round) FROM events WHERE seq < ?", from).Scan(&shoesBefore, &r); err != nil {
+		return nil, 0, 0, fmt.Errorf("journal: %w", err)
+	}
+	roundBefore = uint64(r.Int64)
+	rows, err := j.db.QueryContext(ctx, "SELECT first_seq, last_seq, input FROM steps WHERE first_seq >= ? ORDER BY first_seq", from)
 	if err != nil {
-		return Record{}, err
+		return nil, 0, 0, fmt.Errorf("journal: %w", err)
 	}
-	r := Record{Seq: e.Seq, Type: e.Type, Shoe: e.Shoe, Round: e.Round, TS: e.TS, Secure: sec, Public: pub}
-	_, err = j.db.Exec("INSERT INTO events (seq, type, shoe, round, ts, secure, public) VALUES (?, ?, ?, ?, ?, ?, ?)",
-		int64(r.Seq), string(r.Type), r.Shoe, int64(r.Round), r.TS.UTC().Format(time.RFC3339Nano), r.Secure, r.Public)
-	if err != nil {
-		return Record{}, fmt.Errorf("journal: appending event %d: %w", e.Seq, err)
+	type span struct {
+		first, last int64
+		input       []byte
 	}
-	j.next.Add(1)
-	return r, nil
+	var spans []span
+	for rows.Next() {
+		var s span
+		if err := rows.Scan(&s.first, &s.last, &s.input); err != nil {
+			rows.Close()
+			return nil, 0, 0, fmt.Errorf("journal: %w", err)
+		}
+		spans = append(spans, s)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, 0, 0, fmt.Errorf("journal: %w", err)
+	}
+	if len(spans) == 0 || spans[0].first != from {
+		return nil, 0, 0, fmt.Errorf("journal: the step that loaded the shoe at event %d is missing", from)
+	}
+	for _, s := range spans {
+		st := Step{Input: s.input}
+		err := j.Range(ctx, uint64(s.first), uint64(s.last), func(r Record) error {
+			st.Events = append(st.Events, r)
+			return nil
+		})
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		if len(st.Events) != int(s.last-s.first+1) {
+			return nil, 0, 0, fmt.Errorf("journal: events %d to %d of a step are missing", s.first, s.last)
+		}
+		steps = append(steps, st)
+	}
+	return steps, shoesBefore, roundBefore, nil
 }
 
 // Range calls fn for every event with from ≤ seq ≤ to, in order, stopping at fn's first error.

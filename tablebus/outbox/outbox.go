@@ -55,23 +55,29 @@ func (o *Outbox) Session() uint64 { return o.session }
 // LastSeq returns the last journaled sequence number.
 func (o *Outbox) LastSeq() uint64 { return o.j.NextSeq() - 1 }
 
-// Emit stamps, journals and hands out evs in order (shoe.Sink).
-func (o *Outbox) Emit(ctx context.Context, evs []tablebus.Event) error {
-	for _, e := range evs {
+// Emit stamps evs, journals them with the input that produced them (JSON; nil for none), and
+// hands them to the observers, in order (shoe.Sink).
+func (o *Outbox) Emit(ctx context.Context, input []byte, evs []tablebus.Event) error {
+	next := o.j.NextSeq()
+	stamped := make([]tablebus.Event, len(evs))
+	for i, e := range evs {
 		e.V = tablebus.SchemaVersion
-		e.Seq = o.j.NextSeq()
+		e.Seq = next + uint64(i)
 		e.Table = o.j.Table()
 		e.Source = tablebus.SourceTable
 		e.Session = o.session
-		if _, err := o.j.Append(e); err != nil {
-			return err
-		}
-		o.mu.Lock()
-		for _, ob := range o.observers {
+		stamped[i] = e
+	}
+	if _, err := o.j.AppendStep(input, stamped); err != nil {
+		return err
+	}
+	o.mu.Lock()
+	for _, ob := range o.observers {
+		for _, e := range stamped {
 			ob.push(e)
 		}
-		o.mu.Unlock()
 	}
+	o.mu.Unlock()
 	select {
 	case o.wake <- struct{}{}:
 	default:

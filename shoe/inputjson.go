@@ -1,0 +1,108 @@
+package shoe
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/sabot-tables/sabot/games"
+	"github.com/sabot-tables/sabot/shoe/card"
+)
+
+// The journal keeps every input beside the events it produced, so that a restarted daemon
+// rebuilds its machine by stepping the same inputs again (and checks it gets the same events).
+// inputJSON is an input's durable form; inputs are never published.
+type inputJSON struct {
+	Kind     string       `json:"kind"`
+	Time     time.Time    `json:"time"`
+	Counts   *card.Counts `json:"counts,omitempty"`
+	Cards    int          `json:"cards,omitempty"`
+	By       string       `json:"by,omitempty"`
+	At       int          `json:"at,omitempty"`
+	Behind   int          `json:"behind,omitempty"`
+	Read     ReadKind     `json:"read,omitempty"`
+	Card     card.Card    `json:"card,omitempty"`
+	BurnMode bool         `json:"burn_mode,omitempty"`
+	Detail   string       `json:"detail,omitempty"`
+	Bets     []games.Bet  `json:"bets,omitempty"`
+	Seat     int          `json:"seat,omitempty"`
+	Choice   string       `json:"choice,omitempty"`
+	Device   string       `json:"device,omitempty"`
+	Code     string       `json:"code,omitempty"`
+}
+
+// MarshalInput encodes an input for the journal.
+func MarshalInput(in Input) ([]byte, error) {
+	j := inputJSON{Time: in.when().UTC()}
+	switch in := in.(type) {
+	case NewCards:
+		j.Kind, j.Counts = "new-cards", &in.Counts
+	case ShuffleDone:
+		j.Kind, j.Cards, j.By = "shuffled", in.Cards, in.By
+	case CutDone:
+		j.Kind, j.At, j.By = "cut", in.At, in.Dealer
+	case CutCardPlaced:
+		j.Kind, j.Behind, j.By = "cutcard", in.Behind, in.Dealer
+	case Read:
+		j.Kind, j.Read, j.Card, j.BurnMode, j.Detail = "read", in.Kind, in.Card, in.BurnMode, in.Detail
+	case OpenRound:
+		j.Kind, j.Bets = "bets", in.Bets
+	case PlayerDecision:
+		j.Kind, j.Seat, j.Choice = "decision", in.Seat, in.Choice
+	case ManualCard:
+		j.Kind, j.Card, j.By = "manual", in.Card, in.Dealer
+	case VoidRound:
+		j.Kind, j.Detail, j.By = "void", in.Reason, in.Dealer
+	case LeftCounted:
+		j.Kind, j.Counts = "left", &in.Counts
+	case DeviceFault:
+		j.Kind, j.Device, j.Code, j.Detail = "device-fault", in.Device, in.Code, in.Detail
+	default:
+		return nil, fmt.Errorf("shoe: cannot journal input %T", in)
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalInput decodes a journaled input.
+func UnmarshalInput(b []byte) (Input, error) {
+	var j inputJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return nil, fmt.Errorf("shoe: journaled input: %w", err)
+	}
+	t := j.Time
+	counts := func() (card.Counts, error) {
+		if j.Counts == nil {
+			return card.Counts{}, fmt.Errorf("shoe: journaled %s input without counts", j.Kind)
+		}
+		return *j.Counts, nil
+	}
+	switch j.Kind {
+	case "new-cards":
+		c, err := counts()
+		return NewCards{Counts: c, Time: t}, err
+	case "shuffled":
+		return ShuffleDone{Cards: j.Cards, By: j.By, Time: t}, nil
+	case "cut":
+		return CutDone{At: j.At, Dealer: j.By, Time: t}, nil
+	case "cutcard":
+		return CutCardPlaced{Behind: j.Behind, Dealer: j.By, Time: t}, nil
+	case "read":
+		return Read{Kind: j.Read, Card: j.Card, BurnMode: j.BurnMode, Detail: j.Detail, Time: t}, nil
+	case "bets":
+		return OpenRound{Bets: j.Bets, Time: t}, nil
+	case "decision":
+		return PlayerDecision{Seat: j.Seat, Choice: j.Choice, Time: t}, nil
+	case "manual":
+		return ManualCard{Card: j.Card, Dealer: j.By, Time: t}, nil
+	case "void":
+		return VoidRound{Reason: j.Detail, Dealer: j.By, Time: t}, nil
+	case "left":
+		c, err := counts()
+		return LeftCounted{Counts: c, Time: t}, err
+	case "device-fault":
+		return DeviceFault{Device: j.Device, Code: j.Code, Detail: j.Detail, Time: t}, nil
+	}
+	return nil, fmt.Errorf("shoe: unknown journaled input %q", j.Kind)
+}
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -1,0 +1,121 @@
+package shoe_test
+
+import (
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/sabot-tables/sabot/games"
+	"github.com/sabot-tables/sabot/games/catalog"
+	"github.com/sabot-tables/sabot/shoe"
+	"github.com/sabot-tables/sabot/tablebus"
+	"github.com/sabot-tables/sabot/tablebus/journal"
+	"github.com/sabot-tables/sabot/tablebus/outbox"
+)
+
+func openJournal(t *testing.T, path string) (*journal.Journal, *outbox.Outbox) {
+	t.Helper()
+	j, err := journal.Open(path, "T1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := j.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j, outbox.New(j, s, nil)
+}
+
+// payloads returns the journal's secure payloads with the session zeroed (restarts change it).
+func payloads(t *testing.T, j *journal.Journal) []string {
+	t.Helper()
+	var out []string
+	err := j.Range(context.Background(), 1, j.NextSeq(), func(r journal.Record) error {
+		var m map[string]any
+		if err := json.Unmarshal(r.Secure, &m); err != nil {
+			return err
+		}
+		delete(m, "session")
+		b, _ := json.Marshal(m)
+		out = append(out, string(b))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// restore builds a machine from the journal as a restarted daemon does.
+func restore(t *testing.T, j *journal.Journal, game string) *shoe.Machine {
+	t.Helper()
+	steps, shoes, round, err := j.OpenShoe(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	proc, _ := shoe.ProcedureFor(shoe.Baccarat, 0)
+	eng, _ := catalog.New(games.Config{Game: game})
+	m, err := shoe.NewMachine(shoe.Config{Proc: proc, Engine: eng, Table: "T1", FirstShoe: uint64(shoes), FirstRound: round})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var js []shoe.JournaledStep
+	for _, st := range steps {
+		x := shoe.JournaledStep{Input: st.Input}
+		for _, r := range st.Events {
+			x.Events = append(x.Events, r.Secure)
+		}
+		js = append(js, x)
+	}
+	if err := shoe.Replay(m, js); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestCrashAndReplay kills the daemon's machine at random steps of two simulated shoes and
+// restarts it from the journal each time: the final journal must equal an uninterrupted run's.
+func TestCrashAndReplay(t *testing.T) {
+	dir := t.TempDir()
+	run := func(path string, crashes []int) []string {
+		j, ob := openJournal(t, path)
+		tb, _ := newTable(t, "punto-banco", 99)
+		tb.MisreadEvery = 29
+		tb.Journal = func(in []byte, evs []tablebus.Event) error { return ob.Emit(context.Background(), in, evs) }
+		err := tb.RunUntil(2, 50000, func(step int) error {
+			if !slices.Contains(crashes, step) {
+				return nil
+			}
+			// kill -9: the machine and everything in memory is lost; the journal stays.
+			j.Close()
+			j, ob = openJournal(t, path)
+			tb.M = restore(t, j, "punto-banco")
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer j.Close()
+		return payloads(t, j)
+	}
+	want := run(filepath.Join(dir, "clean.db"), nil)
+	rng := newRand(5)
+	var crashes []int
+	for range 100 {
+		crashes = append(crashes, rng.IntN(2*1300))
+	}
+	got := run(filepath.Join(dir, "crashed.db"), crashes)
+	if len(want) < 2000 || len(got) != len(want) {
+		t.Fatalf("%d events after crashes, %d without", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("event %d differs:\n clean:   %s\n crashed: %s", i+1, want[i], got[i])
+		}
+	}
+}
+
+func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed)) }
