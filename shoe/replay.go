@@ -3,7 +3,6 @@ package shoe
 import (
 	"bytes"
 	"fmt"
-
 )
 
 // JournaledStep is one step as the journal kept it: the input (MarshalInput's JSON, nil for
