@@ -29,7 +29,8 @@ type Sink interface {
 }
 
 // StartShoe asks the loop to start a shoe: the shuffler reads and verifies the cards, then
-// shuffles them (the dealer terminal's new-shoe).
+// shuffles them (the dealer terminal's new-shoe). Verified but not shuffled (a restart in
+// between), it shuffles.
 type StartShoe struct{}
 
 // CountLeft asks the loop to have the shuffler count the cards left at the end of a shoe.
@@ -128,18 +129,21 @@ func (l *Loop) deviceFault(ctx context.Context, device string, err error) error 
 func (l *Loop) apply(ctx context.Context, in any) error {
 	switch in := in.(type) {
 	case StartShoe:
-		if l.M.Phase() != Idle {
+		switch l.M.Phase() {
+		case Idle:
+			counts, err := l.Shuffler.LoadVerify(ctx)
+			if err != nil {
+				return l.deviceFault(ctx, "shuffler", err)
+			}
+			if err := l.step(ctx, NewCards{Counts: counts, Time: l.Now()}); err != nil {
+				return err
+			}
+			if l.M.Phase() != Verified {
+				return nil // the deck check failed: the fault is published
+			}
+		case Verified: // verified before a restart: the shuffler still holds the load
+		default:
 			return refused("new shoe while the shoe is %s", l.M.Phase())
-		}
-		counts, err := l.Shuffler.LoadVerify(ctx)
-		if err != nil {
-			return l.deviceFault(ctx, "shuffler", err)
-		}
-		if err := l.step(ctx, NewCards{Counts: counts, Time: l.Now()}); err != nil {
-			return err
-		}
-		if l.M.Phase() != Verified {
-			return nil // the deck check failed: the fault is published
 		}
 		n, err := l.Shuffler.Shuffle(ctx, l.M.cfg.Proc.Decks)
 		if err != nil {

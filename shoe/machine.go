@@ -144,6 +144,16 @@ func (m *Machine) Left() int {
 	return m.cfg.Proc.Total() - m.pos
 }
 
+// Remaining returns the composition of the cards not yet seen: in the shoe, or in a pack not
+// yet dealt. Burns, dealt cards and unread cards are not in it.
+func (m *Machine) Remaining() card.Counts { return m.remaining }
+
+// Verified returns the composition verified when the shoe was loaded.
+func (m *Machine) Verified() card.Counts { return m.verified }
+
+// StopCard returns where the stop card was placed (cards behind it) and whether it has come out.
+func (m *Machine) StopCard() (behind int, seen bool) { return m.behind, m.cutSeenAt > 0 }
+
 // out collects a step's events.
 type out struct {
 	m   *Machine

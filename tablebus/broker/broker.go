@@ -9,6 +9,7 @@
 package broker
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -45,9 +46,10 @@ func Start(o Options) (*Broker, error) {
 	}
 	caps := mqtt.NewDefaultServerCapabilities()
 	caps.MaximumMessageExpiryInterval = 0 // retained status must not expire after a day
+	// mochi logs every connection at INFO; the daemon's log keeps its warnings and errors.
 	s := mqtt.New(&mqtt.Options{
 		Capabilities: caps,
-		Logger:       o.Logger.With("component", "broker"),
+		Logger:       slog.New(levelHandler{o.Logger.Handler().WithAttrs([]slog.Attr{slog.String("component", "broker")}), slog.LevelWarn}),
 	})
 	if err := s.AddHook(new(auth.AllowHook), nil); err != nil {
 		ln.Close()
@@ -84,3 +86,19 @@ func (b *Broker) Close() error {
 		return errors.New("broker: close timed out (a half-open connection); abandoned")
 	}
 }
+
+// levelHandler drops records below a level.
+type levelHandler struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h levelHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h levelHandler) WithAttrs(a []slog.Attr) slog.Handler {
+	return levelHandler{h.Handler.WithAttrs(a), h.min}
+}
+
+func (h levelHandler) WithGroup(n string) slog.Handler { return levelHandler{h.Handler.WithGroup(n), h.min} }

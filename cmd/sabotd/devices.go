@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/sabot-tables/sabot/driver/readershoe"
+	"github.com/sabot-tables/sabot/driver/shuffler"
+	"github.com/sabot-tables/sabot/shoe"
+	"github.com/sabot-tables/sabot/shoe/card"
+)
+
+// devices are the table's devices as the daemon uses them, real or simulated.
+type devices struct {
+	shuffler *shufflerAdapter
+	reader   *readershoe.Dev
+	sim      *simTable // nil for real devices
+}
+
+// shufflerAdapter gives the shoe loop what it needs of driver/shuffler.
+type shufflerAdapter struct{ dev *shuffler.Dev }
+
+var _ shoe.Shuffler = (*shufflerAdapter)(nil)
+
+func (a *shufflerAdapter) LoadVerify(ctx context.Context) (card.Counts, error) {
+	return a.dev.LoadVerify(ctx)
+}
+
+func (a *shufflerAdapter) Shuffle(ctx context.Context, decks int) (int, error) {
+	mode := shuffler.Batch
+	if decks == 1 {
+		mode = shuffler.DeckPerRound // RULES.md §1: the poker deck is shuffled before every round
+	}
+	// The order stays inside the shuffler: never asked for (RULES.md §1 "Shuffle").
+	r, err := a.dev.Shuffle(ctx, shuffler.Program{Decks: decks, Mode: mode})
+	return r.Cards, err
+}
+
+func (a *shufflerAdapter) Count(ctx context.Context) (card.Counts, error) { return a.dev.Count(ctx) }
+
+func openDevices(ctx context.Context, o *options, log *slog.Logger) (*devices, error) {
+	d := &devices{}
+	shufPort, shoePort := o.shufflerPort, o.shoePort
+	if o.sim {
+		sim, err := newSimTable(o, log)
+		if err != nil {
+			return nil, err
+		}
+		d.sim = sim
+		shufPort, shoePort = sim.shuffler.Port(), sim.shoe.Port()
+		log.Info("simulated devices", "shuffler", shufPort, "shoe", shoePort)
+	}
+	sd, err := shuffler.Open(shufPort, shuffler.Opts{Logger: log})
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	d.shuffler = &shufflerAdapter{dev: sd}
+	rd, err := readershoe.Open(shoePort, readershoe.Opts{Logger: log})
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	d.reader = rd
+	return d, nil
+}
+
+// readShoe turns every read of the shoe into an input of the shoe loop.
+func (d *devices) readShoe(ctx context.Context, loop *shoe.Loop, log *slog.Logger) error {
+	for {
+		r, err := d.reader.Next(ctx)
+		if ctx.Err() != nil || errors.Is(err, readershoe.ErrHalted) || errors.Is(err, readershoe.ErrClosed) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		in := shoeInput(r)
+		if in == nil {
+			log.Info("shoe", "read", r.String())
+			continue
+		}
+		if r.Kind == readershoe.Malformed || r.Kind == readershoe.LinkDown {
+			log.Warn("shoe", "read", r.String())
+		}
+		if err := loop.Do(ctx, in); err != nil && ctx.Err() == nil {
+			log.Warn("shoe read refused", "read", r.String(), "err", err)
+		}
+	}
+}
+
+// shoeInput maps a read of the reading shoe to a shoe input; nil for what is only logged.
+func shoeInput(r readershoe.Read) shoe.Input {
+	at := r.At
+	burn := r.Mode == readershoe.Burn
+	switch r.Kind {
+	case readershoe.Card:
+		return shoe.Read{Kind: shoe.ReadCard, Card: r.Card, BurnMode: burn, Time: at}
+	case readershoe.Cut:
+		return shoe.Read{Kind: shoe.ReadCut, Time: at}
+	case readershoe.Unreadable:
+		return shoe.Read{Kind: shoe.ReadUnreadable, BurnMode: burn, Detail: "the shoe could not read the card", Time: at}
+	case readershoe.Malformed:
+		// The protocol has no checksum: a damaged line is never turned into a card. It may have
+		// been one, so it holds the round like a misread (RULES.md §1).
+		return shoe.Read{Kind: shoe.ReadUnreadable, Detail: fmt.Sprintf("damaged line from the shoe %q", r.Raw), Time: at}
+	case readershoe.Alarm:
+		return shoe.DeviceFault{Device: "shoe", Code: "shoe-alarm", Detail: strings.TrimSpace(r.Code + " " + r.Text), Time: at}
+	case readershoe.LinkDown:
+		return shoe.DeviceFault{Device: "shoe", Code: "shoe-link", Detail: fmt.Sprintf("the shoe's serial link went down (%v); a card drawn meanwhile may be lost", r.Err), Time: at}
+	}
+	return nil
+}
+
+// Halt leaves every device inert.
+func (d *devices) Halt() {
+	if d.shuffler != nil {
+		d.shuffler.dev.Halt()
+	}
+}
+
+// Close closes the ports and stops the simulators.
+func (d *devices) Close() {
+	if d.shuffler != nil {
+		d.shuffler.dev.Close()
+	}
+	if d.reader != nil {
+		d.reader.Close()
+	}
+	if d.sim != nil {
+		d.sim.Close()
+	}
+}

@@ -1,0 +1,355 @@
+// Command sabotd is the table daemon: it drives the shuffler and the card-reading shoe, applies
+// the shoe's rules and the game's (shoe.Machine with a games.Engine), journals every event, and
+// publishes the table's feed over MQTT.
+//
+//	sabotd --sim                      a whole simulated table with an embedded broker (make run)
+//	sabotd --mqtt tcp://broker:1883 --shuffler-port /dev/ttyUSB0 --shoe-port /dev/ttyUSB1
+//
+// `sabotd -h` lists every setting; each can also be given in a --config file as `name = value`.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/sabot-tables/sabot/games"
+	"github.com/sabot-tables/sabot/games/catalog"
+	"github.com/sabot-tables/sabot/shoe"
+	"github.com/sabot-tables/sabot/tablebus"
+	"github.com/sabot-tables/sabot/tablebus/broker"
+	"github.com/sabot-tables/sabot/tablebus/journal"
+	"github.com/sabot-tables/sabot/tablebus/mqttbus"
+	"github.com/sabot-tables/sabot/tablebus/outbox"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "sabotd:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	config       string
+	table        string
+	game         string
+	rules        string
+	decks        int
+	limits       string
+	journal      string
+	mqtt         string
+	listen       string
+	user, pass   string
+	sim          bool
+	simSeed      uint64
+	simPace      time.Duration
+	simMisread   int
+	simShoes     int
+	shufflerPort string
+	shoePort     string
+	quiet        bool
+	logLevel     string
+}
+
+func parseOptions(args []string, stderr io.Writer) (*options, error) {
+	o := &options{}
+	fs := flag.NewFlagSet("sabotd", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.config, "config", "", "configuration file: one `name = value` per line, names as these flags")
+	fs.StringVar(&o.table, "table", "T1", "table id (letters, digits, '-', '_'; at most 32)")
+	fs.StringVar(&o.game, "game", "punto-banco", "game id (sabot games list)")
+	fs.StringVar(&o.rules, "rules", "", "rule preset (default: the game's)")
+	fs.IntVar(&o.decks, "decks", 0, "decks in the shoe (default: the game's, RULES.md §1)")
+	fs.StringVar(&o.limits, "limits", "", "bet limits in cents, e.g. player=100-50000,banker=100-50000,tie=100-5000 (seed 003)")
+	fs.StringVar(&o.journal, "journal", "", "journal file (default: $STATE_DIRECTORY/<table>.db, or ./var/<table>.db)")
+	fs.StringVar(&o.mqtt, "mqtt", "", "broker URL, e.g. tcp://broker:1883; empty starts the embedded broker on --listen")
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:1883", "address of the embedded broker (when --mqtt is empty)")
+	fs.StringVar(&o.user, "mqtt-user", "", "MQTT user name")
+	fs.StringVar(&o.pass, "mqtt-password", "", "MQTT password (prefer the SABOT_MQTT_PASSWORD environment variable)")
+	fs.BoolVar(&o.sim, "sim", false, "simulated shuffler and shoe on pseudo-terminals, and a simulated dealer")
+	fs.Uint64Var(&o.simSeed, "sim-seed", 0, "simulation seed (0: from the clock)")
+	fs.DurationVar(&o.simPace, "sim-pace", 400*time.Millisecond, "simulated dealer: pause between actions")
+	fs.IntVar(&o.simMisread, "sim-misread-every", 0, "simulated shoe: every n-th card is unreadable (0: never)")
+	fs.IntVar(&o.simShoes, "sim-shoes", 0, "simulation: stop after this many shoes (0: never)")
+	fs.StringVar(&o.shufflerPort, "shuffler-port", "", "shuffler serial port, e.g. /dev/ttyUSB0")
+	fs.StringVar(&o.shoePort, "shoe-port", "", "reading shoe serial port, e.g. /dev/ttyUSB1")
+	fs.BoolVar(&o.quiet, "quiet", false, "do not print the live feed on standard output")
+	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if o.config != "" {
+		explicit := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
+		if err := loadConfig(fs, o.config, explicit); err != nil {
+			return nil, err
+		}
+	}
+	if p := os.Getenv("SABOT_MQTT_PASSWORD"); p != "" && o.pass == "" {
+		o.pass = p
+	}
+	if err := tablebus.ValidTable(o.table); err != nil {
+		return nil, err
+	}
+	if !o.sim && (o.shufflerPort == "" || o.shoePort == "") {
+		return nil, fmt.Errorf("no devices: give --shuffler-port and --shoe-port, or --sim for simulated ones")
+	}
+	if o.journal == "" {
+		dir := os.Getenv("STATE_DIRECTORY")
+		if dir == "" {
+			dir = "var"
+		}
+		o.journal = filepath.Join(dir, o.table+".db")
+	}
+	return o, nil
+}
+
+// parseLimits reads "spot=min-max,…" in cents.
+func parseLimits(s string) ([]games.Limit, error) {
+	var out []games.Limit
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		spot, rng, ok := strings.Cut(part, "=")
+		lo, hi, ok2 := strings.Cut(rng, "-")
+		min, err1 := strconv.ParseInt(lo, 10, 64)
+		max, err2 := strconv.ParseInt(hi, 10, 64)
+		if !ok || !ok2 || err1 != nil || err2 != nil || min <= 0 || max < min {
+			return nil, fmt.Errorf("limits: %q: want spot=min-max in cents, 0 < min ≤ max", part)
+		}
+		out = append(out, games.Limit{Spot: spot, Min: min, Max: max})
+	}
+	return out, nil
+}
+
+func logger(level string, w io.Writer) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("log level %q: want debug, info, warn or error", level)
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseOptions(args, stderr)
+	if err != nil {
+		return err
+	}
+	log, err := logger(o.logLevel, stderr)
+	if err != nil {
+		return err
+	}
+	log = log.With("table", o.table)
+
+	// The game and its shoe procedure.
+	ent, err := catalog.Lookup(o.game)
+	if err != nil {
+		return err
+	}
+	fam, err := shoe.ParseFamily(ent.Family)
+	if err != nil {
+		return err
+	}
+	proc, err := shoe.ProcedureFor(fam, o.decks)
+	if err != nil {
+		return err
+	}
+	limits, err := parseLimits(o.limits)
+	if err != nil {
+		return err
+	}
+	eng, err := catalog.New(games.Config{Game: o.game, Rules: o.rules, Decks: proc.Decks, Limits: limits})
+	if err != nil {
+		return err
+	}
+
+	// The journal comes first: nothing happens that is not written down.
+	if err := os.MkdirAll(filepath.Dir(o.journal), 0o750); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	j, err := journal.Open(o.journal, o.table)
+	if err != nil {
+		return err
+	}
+	defer j.Close()
+	session, err := j.NewSession()
+	if err != nil {
+		return err
+	}
+	m, err := restore(ctx, j, proc, eng, o.table)
+	if err != nil {
+		return err
+	}
+	ob := outbox.New(j, session, log)
+	log.Info("sabotd starting", "game", o.game, "decks", proc.Decks, "journal", o.journal, "session", session, "next_seq", j.NextSeq())
+
+	// The broker: a site's, or the embedded one.
+	url := o.mqtt
+	if url == "" {
+		b, err := broker.Start(broker.Options{Addr: o.listen, Logger: log})
+		if err != nil {
+			return fmt.Errorf("%w (is another sabotd or mosquitto using it? use --listen or --mqtt)", err)
+		}
+		defer b.Close()
+		url = b.URL()
+		log.Info("embedded MQTT broker listening", "url", url)
+	}
+	topics := tablebus.Topics{Table: o.table}
+	statusMsg := func(online bool) []byte {
+		b, _ := jsonMarshal(tablebus.Status{V: tablebus.SchemaVersion, Table: o.table, Online: online,
+			Session: session, Game: o.game, Seq: ob.LastSeq(), TS: time.Now().UTC()})
+		return b
+	}
+
+	// The devices, real or simulated.
+	devs, err := openDevices(ctx, o, log)
+	if err != nil {
+		return err
+	}
+	defer devs.Close()
+
+	if devs.sim != nil {
+		devs.sim.restore(m)
+	}
+	loop := shoe.NewLoop(m, devs.shuffler, ob, log)
+	var printer *outbox.Observer
+	if !o.quiet {
+		printer = ob.Observe()
+	}
+	var dealerObs *outbox.Observer
+	if o.sim {
+		dealerObs = ob.Observe()
+	}
+
+	client, err := mqttbus.Connect(ctx, mqttbus.Options{
+		URL: url, ClientID: "sabotd-" + o.table, Username: o.user, Password: o.pass, Logger: log,
+		Will: &mqttbus.Will{Topic: topics.Status(), Payload: statusMsg(false), Retain: true},
+		OnConnect: func(c *mqttbus.Client) {
+			go func() {
+				if err := c.Publish(ctx, topics.Status(), statusMsg(true), 1, true); err != nil {
+					log.Warn("publishing the online status", "err", err)
+				}
+			}()
+		},
+	})
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return loop.Run(gctx) })
+	if m.Phase() == shoe.Verified {
+		g.Go(func() error { return loop.Do(gctx, shoe.StartShoe{}) }) // shuffle the verified load
+	}
+	g.Go(func() error { return ob.Run(gctx, client) })
+	g.Go(func() error { return serveCommands(gctx, client, topics, loop, log) })
+	g.Go(func() error { return devs.readShoe(gctx, loop, log) })
+	if printer != nil {
+		g.Go(func() error { return printFeed(gctx, printer, stdout) })
+	}
+	simDone := make(chan struct{})
+	if o.sim {
+		g.Go(func() error {
+			err := devs.sim.deal(gctx, dealerObs, loop, o, log)
+			close(simDone)
+			return err
+		})
+	}
+	g.Go(func() error {
+		select {
+		case <-simDone:
+			// The simulation played its shoes: let the feed drain, then stop.
+			drain(gctx, ob, client, log)
+			return errDone
+		case <-gctx.Done():
+			return nil
+		}
+	})
+	err = g.Wait()
+	// Shutdown: actuators first, then a clean offline status.
+	devs.Halt()
+	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if perr := client.Publish(sctx, topics.Status(), statusMsg(false), 1, true); perr != nil {
+		log.Warn("publishing the offline status", "err", perr)
+	}
+	log.Info("sabotd stopped", "last_seq", ob.LastSeq())
+	if errors.Is(err, errDone) {
+		return nil
+	}
+	return err
+}
+
+var errDone = errors.New("simulation done")
+
+// restore builds the table's machine and, if the journal holds a shoe that has not ended,
+// replays it so that the daemon stands where it stood: same shoe, same round, same engine state.
+func restore(ctx context.Context, j *journal.Journal, proc shoe.Procedure, eng games.Engine, table string) (*shoe.Machine, error) {
+	steps, shoes, lastRound, err := j.OpenShoe(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m, err := shoe.NewMachine(shoe.Config{Proc: proc, Engine: eng, Table: table, FirstShoe: uint64(shoes), FirstRound: lastRound})
+	if err != nil {
+		return nil, err
+	}
+	js := make([]shoe.JournaledStep, len(steps))
+	for i, st := range steps {
+		js[i].Input = st.Input
+		for _, r := range st.Events {
+			js[i].Events = append(js[i].Events, r.Secure)
+		}
+	}
+	if err := shoe.Replay(m, js); err != nil {
+		return nil, fmt.Errorf("%w (journal %s)", err, j.Path())
+	}
+	return m, nil
+}
+
+// drain waits until the outbox has published everything journaled (at most 10 s).
+func drain(ctx context.Context, ob *outbox.Outbox, _ *mqttbus.Client, log *slog.Logger) {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		if ob.Published() >= ob.LastSeq() {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	log.Warn("stopping with events not yet published", "published", ob.Published(), "last", ob.LastSeq())
+}
+
+func printFeed(ctx context.Context, ob *outbox.Observer, w io.Writer) error {
+	for {
+		e, err := ob.Next(ctx)
+		if err != nil {
+			return nil
+		}
+		if s := tablebus.Describe(e); s != "" {
+			fmt.Fprintf(w, "%s %s #%-6d %s\n", e.TS.Local().Format("15:04:05.000"), e.Table, e.Seq, s)
+		}
+	}
+}

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/sabot-tables/sabot/driver/readershoe/readershoetest"
+	"github.com/sabot-tables/sabot/driver/shuffler/shufflertest"
+	"github.com/sabot-tables/sabot/games/catalog"
+	"github.com/sabot-tables/sabot/shoe"
+	"github.com/sabot-tables/sabot/shoe/card"
+	"github.com/sabot-tables/sabot/shoe/shoetest"
+	"github.com/sabot-tables/sabot/tablebus"
+	"github.com/sabot-tables/sabot/tablebus/outbox"
+)
+
+// simTable is the simulated part of a table: a shuffler and a reading shoe on pseudo-terminals,
+// which the daemon opens like real serial ports, and the dealer who handles the cards.
+type simTable struct {
+	shuffler *shufflertest.Sim
+	shoe     *readershoetest.Sim
+	dealer   *shoetest.Dealer
+	discards []card.Card // the cards dealt and burned, in the discard holder
+	pack     []card.Card // the pack taken out of the shuffler, in the dealer's hands
+	lastCard card.Card   // the card last drawn
+	misread  int
+	drawn    int
+	decks    int
+}
+
+func newSimTable(o *options, log *slog.Logger) (*simTable, error) {
+	seed := o.simSeed
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	ent, err := catalog.Lookup(o.game)
+	if err != nil {
+		return nil, err
+	}
+	fam, _ := shoe.ParseFamily(ent.Family)
+	proc, err := shoe.ProcedureFor(fam, o.decks)
+	if err != nil {
+		return nil, err
+	}
+	sh, err := shufflertest.NewSim(shufflertest.Opts{Seed: seed, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	rs, err := readershoetest.NewSim(readershoetest.Opts{Seed: seed, Logger: log})
+	if err != nil {
+		sh.Close()
+		return nil, err
+	}
+	t := &simTable{shuffler: sh, shoe: rs, misread: o.simMisread,
+		dealer: &shoetest.Dealer{ID: "sim-dealer", Proc: proc, Rng: shoetest.Seeded(seed),
+			Bettors: shoetest.BettorsFor(o.game, 500), Choose: shoetest.RandomChoice}}
+	t.decks = proc.Decks
+	return t, nil
+}
+
+// restore puts the simulated world where the restored machine says it is: a daemon restarted
+// mid-shoe finds the cards where they physically were (in a new random order, since the
+// simulation's memory died with the daemon).
+func (t *simTable) restore(m *shoe.Machine) {
+	rng := t.dealer.Rng
+	list := func(c card.Counts) []card.Card {
+		var out []card.Card
+		for i, n := range c {
+			for range n {
+				out = append(out, card.FromIndex(i))
+			}
+		}
+		rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+		return out
+	}
+	switch m.Phase() {
+	case shoe.Idle, shoe.Verified:
+		// New cards, or the load the shuffler holds: N complete decks in its input tray.
+		for range t.decks {
+			t.shuffler.Insert(card.Deck())
+		}
+	case shoe.Shuffled, shoe.CutDown:
+		t.pack = list(m.Verified())
+	default:
+		left := list(m.Remaining())
+		dealt := m.Verified()
+		for i, n := range m.Remaining() {
+			dealt[i] -= n
+		}
+		t.discards = list(dealt)
+		if m.Held() == shoe.FaultMisread && len(left) > 0 { // the unread card is in the dealer's hand
+			t.lastCard, left = left[0], left[1:]
+			t.discards = append(t.discards, t.lastCard)
+		}
+		behind, seen := m.StopCard()
+		var stack []readershoetest.Item
+		for i, c := range left {
+			if !seen && i == max(0, len(left)-behind) {
+				stack = append(stack, readershoetest.Item{Cut: true})
+			}
+			stack = append(stack, readershoetest.Item{Card: c})
+		}
+		t.shoe.Load(stack)
+	}
+}
+
+func (t *simTable) Close() {
+	t.shoe.Close()
+	t.shuffler.Close()
+}
+
+// deal is the simulated dealer: after each guidance event it does what the table asks, at the
+// configured pace, with the real devices' bytes going over the pseudo-terminals. It returns
+// after o.simShoes shoes (never when 0).
+func (t *simTable) deal(ctx context.Context, ob *outbox.Observer, loop *shoe.Loop, o *options, log *slog.Logger) error {
+	log = log.With("sim", "dealer")
+	shoes := 0
+	for {
+		e, err := ob.Next(ctx)
+		if err != nil {
+			return nil
+		}
+		if e.Type == tablebus.ShoeEnded {
+			shoes++
+		}
+		if e.Type != tablebus.Guide {
+			continue
+		}
+		if o.simShoes > 0 && shoes >= o.simShoes && e.State == shoe.Idle.String() {
+			log.Info("simulation done", "shoes", shoes)
+			return nil
+		}
+		a, err := t.dealer.Next(e)
+		if err != nil {
+			return err
+		}
+		if a.Kind == shoetest.Wait {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(o.simPace):
+		}
+		// The dealer burns with the shoe's panel in Manual Burn Cards mode (the Bee-Tek protocol).
+		t.shoe.SetBurnMode(e.State == shoe.Burning.String())
+		if err := t.act(ctx, a, loop); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			log.Warn("simulated dealer", "action", a.Kind.String(), "err", err)
+		}
+	}
+}
+
+func (t *simTable) act(ctx context.Context, a shoetest.Action, loop *shoe.Loop) error {
+	now := time.Now()
+	switch a.Kind {
+	case shoetest.NewShoe:
+		t.shuffler.Insert(t.discards)
+		t.discards = nil
+		return loop.Do(ctx, shoe.StartShoe{})
+	case shoetest.Cut:
+		if len(t.pack) == 0 {
+			t.pack = t.shuffler.TakeOutput()
+		}
+		if a.At > len(t.pack) {
+			return fmt.Errorf("cut at %d of %d cards", a.At, len(t.pack))
+		}
+		t.pack = append(t.pack[a.At:], t.pack[:a.At]...)
+		return loop.Do(ctx, shoe.CutDone{At: a.At, Dealer: t.dealer.ID, Time: now})
+	case shoetest.PlaceCut:
+		var stack []readershoetest.Item
+		for i, c := range t.pack {
+			if i == len(t.pack)-a.Behind {
+				stack = append(stack, readershoetest.Item{Cut: true})
+			}
+			stack = append(stack, readershoetest.Item{Card: c})
+		}
+		t.pack = nil
+		t.shoe.Load(stack)
+		return loop.Do(ctx, shoe.CutCardPlaced{Behind: a.Behind, Dealer: t.dealer.ID, Time: now})
+	case shoetest.Draw:
+		if len(t.pack) > 0 { // a pack without a stop card (poker) goes into the shoe as it is
+			var stack []readershoetest.Item
+			for _, c := range t.pack {
+				stack = append(stack, readershoetest.Item{Card: c})
+			}
+			t.pack = nil
+			t.shoe.Load(stack)
+		}
+		t.drawn++
+		if t.misread > 0 && t.drawn%t.misread == 0 {
+			t.shoe.NotRead(1)
+		}
+		it, err := t.shoe.DrawItem()
+		if err != nil {
+			return err
+		}
+		if !it.Cut {
+			t.lastCard = it.Card
+			t.discards = append(t.discards, it.Card)
+		}
+		return nil // the read arrives through the driver
+	case shoetest.Bets:
+		return loop.Do(ctx, shoe.OpenRound{Bets: a.Bets, Time: now})
+	case shoetest.Decide:
+		return loop.Do(ctx, shoe.PlayerDecision{Seat: a.Seat, Choice: a.Choice, Time: now})
+	case shoetest.Manual:
+		return loop.Do(ctx, shoe.ManualCard{Card: t.lastCard, Dealer: t.dealer.ID, Time: now})
+	case shoetest.Void:
+		return loop.Do(ctx, shoe.VoidRound{Reason: "simulated: the supervisor voids the round", Dealer: t.dealer.ID, Time: now})
+	case shoetest.Count:
+		t.shuffler.Insert(t.shoe.Unload())
+		return loop.Do(ctx, shoe.CountLeft{})
+	}
+	return nil
+}
