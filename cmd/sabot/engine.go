@@ -114,4 +114,3 @@ func runEngine(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		}
 	}
 }
-

@@ -101,4 +101,6 @@ func (h levelHandler) WithAttrs(a []slog.Attr) slog.Handler {
 	return levelHandler{h.Handler.WithAttrs(a), h.min}
 }
 
-func (h levelHandler) WithGroup(n string) slog.Handler { return levelHandler{h.Handler.WithGroup(n), h.min} }
+func (h levelHandler) WithGroup(n string) slog.Handler {
+	return levelHandler{h.Handler.WithGroup(n), h.min}
+}
