@@ -268,14 +268,15 @@ func cardTo(name string, f games.Face) games.Need {
 	return games.Need{Kind: games.NeedCard, To: games.Place{Name: name}, Face: f}
 }
 
-// face is how the first four cards are dealt: face up in punto banco (RULES.md §2); face down in
-// baccarat and chemin de fer, where the hands' holders look at them and the options depend on
-// what the other side cannot see (RULES.md §1 "Hidden cards"). Third cards are dealt face up.
+// face is how the first four cards are dealt: face up in punto banco and baccarat (RULES.md §2:
+// baccarat is "as punto banco"); face down in chemin de fer, where the punter and the banker look
+// at their own hands and each one's option depends on what the other cannot see (RULES.md §1
+// "Hidden cards"), until the coup ends. Third cards are dealt face up.
 func (e *Engine) face() games.Face {
-	if e.v == PuntoBanco {
-		return games.FaceUp
+	if e.v == CheminDeFer {
+		return games.FaceDown
 	}
-	return games.FaceDown
+	return games.FaceUp
 }
 
 // state works out what the coup waits for, and why a card is not allowed when it waits for
@@ -440,7 +441,7 @@ func (e *Engine) step() games.Step {
 				st.Say = append(st.Say, "the coup is void: every bet pushes")
 			}
 		}
-		if e.v != PuntoBanco { // the first four cards were dealt face down
+		if e.v == CheminDeFer { // the first four cards were dealt face down
 			st.Reveal = []int{0, 1, 2, 3}
 		}
 	}

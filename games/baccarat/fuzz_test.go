@@ -180,3 +180,73 @@ func FuzzParseComposition(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCheminDeFer plays coups from arbitrary bytes (cards and option answers) on one engine, coup
+// after coup, and checks the money: the players' nets and the bank's cancel out but for the
+// house's commission, and the bank moves by exactly the banker's net.
+func FuzzCheminDeFer(f *testing.F) {
+	f.Add([]byte{4, 13, 12, 7, 0, 21, 1, 3, 9, 40, 22, 8, 19, 30})
+	f.Add([]byte{36, 35, 28, 44, 20, 8, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		e, err := New(games.Config{Game: "chemin-de-fer", Options: map[string]string{OptBank: "10000", OptSeats: "4"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for len(data) > 0 {
+			b := e.Bank()
+			if b.Phase != BankHeld {
+				if err := e.Manage(BankAction{Action: "accept", Seat: b.Offer, Amount: b.OfferMin + 1000}); err != nil {
+					t.Fatal(err)
+				}
+				b = e.Bank()
+			}
+			punter := b.Banker%4 + 1
+			stake := min(b.Amount, int64(data[0])*37+1)
+			if err := e.Begin([]games.Bet{{Seat: punter, Spot: SpotPlayer, Amount: stake}}); err != nil {
+				t.Fatal(err)
+			}
+			for e.Need().Kind != games.NeedDone {
+				if len(data) == 0 {
+					return
+				}
+				d := data[0]
+				data = data[1:]
+				n := e.Need()
+				if n.Kind == games.NeedDecision {
+					if _, err := e.Decide(n.Seat, []string{"draw", "stand"}[d&1]); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				if _, err := e.Card(card.Card(d%52 + 1)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			o, err := e.Outcome()
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := o.Detail.(CheminDetail)
+			bankNet := o.Settlements[len(o.Settlements)-1].Net
+			if o.Net() != -d.Commission || d.Commission != Commission(stake)*int64(btoi(o.Result == ResultBanker)) {
+				t.Fatalf("players net %d, commission %d: %+v", o.Net(), d.Commission, o)
+			}
+			if o.Result != ResultPlayer && e.Bank().Amount != b.Amount+bankNet {
+				t.Fatalf("bank %d → %d with net %d", b.Amount, e.Bank().Amount, bankNet)
+			}
+			if o.Result == ResultPlayer && (e.Bank().Phase != BankOffered || e.Bank().Returned != b.Amount-stake) {
+				t.Fatalf("lost bank: %+v", e.Bank())
+			}
+			if len(o.Hands[0].Cards) > 3 || len(o.Hands[1].Cards) > 3 {
+				t.Fatalf("hands %+v", o.Hands)
+			}
+		}
+	})
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
