@@ -1,0 +1,325 @@
+package readershoe
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/sabot-tables/sabot/shoe/card"
+)
+
+// Kind says what a Read is.
+type Kind uint8
+
+// Read kinds. Only Card carries a card; Unreadable and Malformed are draws whose card is unknown
+// (the round is held: RULES.md §1 "Misread"); LinkDown means lines may have been lost.
+const (
+	Card       Kind = iota + 1 // a card was read: [Game]<Card:4S>, [Manual Burn Cards]<Card:4S>
+	Unreadable                 // a card left the shoe unread: [Game]<Game>
+	Alarm                      // [Game]<Alarm:E3 Card Not Read>, [GameAlarm]<Alarm:…>
+	Warning                    // <W0x01>
+	Cut                        // the cut card left the shoe: [Game]<Cut Card> (Sabot extension)
+	Malformed                  // a line that is none of the above: never a card (Raw, Err)
+	LinkDown                   // the port went away; lines sent meanwhile are lost (Err)
+	LinkUp                     // the port is back
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Card:
+		return "card"
+	case Unreadable:
+		return "unreadable"
+	case Alarm:
+		return "alarm"
+	case Warning:
+		return "warning"
+	case Cut:
+		return "cut card"
+	case Malformed:
+		return "malformed"
+	case LinkDown:
+		return "link down"
+	case LinkUp:
+		return "link up"
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// Mode is the bracketed mode a line starts with.
+type Mode uint8
+
+// Modes.
+const (
+	NoMode    Mode = iota // no bracket (warnings)
+	Game                  // [Game]: dealing
+	Burn                  // [Manual Burn Cards]: the dealer is burning cards (set on the shoe's panel)
+	GameAlarm             // [GameAlarm]
+)
+
+var modeNames = map[string]Mode{"Game": Game, "Manual Burn Cards": Burn, "GameAlarm": GameAlarm}
+
+func (m Mode) String() string {
+	switch m {
+	case NoMode:
+		return "none"
+	case Game:
+		return "Game"
+	case Burn:
+		return "Manual Burn Cards"
+	case GameAlarm:
+		return "GameAlarm"
+	}
+	return fmt.Sprintf("Mode(%d)", uint8(m))
+}
+
+// Read is one thing the shoe said, or the driver's word on the link.
+type Read struct {
+	Kind Kind
+	Mode Mode
+	Card card.Card // Kind Card
+	Code string    // Alarm: "E3"; Warning: "0x01"
+	Text string    // Alarm: "Card Not Read"
+	Raw  []byte    // the frame as received, without the line ending; for a Malformed read, everything kept
+	Err  error     // Malformed: why (wraps ErrMalformed); LinkDown: the port's error
+	Seq  uint64    // 1, 2, 3… in arrival order (the shoe numbers nothing; the driver does)
+	At   time.Time // when the driver received it (the shoe sends no time)
+}
+
+// String shows a read for logs: "card 4s (Game)", "malformed \"[Game]<Card:4\\x00>\": …".
+func (r Read) String() string {
+	switch r.Kind {
+	case Card:
+		return fmt.Sprintf("card %s (%s)", r.Card, r.Mode)
+	case Unreadable, Cut:
+		return fmt.Sprintf("%s (%s)", r.Kind, r.Mode)
+	case Alarm:
+		return fmt.Sprintf("alarm %s %s", r.Code, r.Text)
+	case Warning:
+		return "warning " + r.Code
+	case Malformed, LinkDown:
+		return fmt.Sprintf("%s %q: %v", r.Kind, r.Raw, r.Err)
+	}
+	return r.Kind.String()
+}
+
+// Draw reports whether the read stands for a card that left the shoe: a card, an unreadable card,
+// the cut card, or a malformed line (which may have been one).
+func (r Read) Draw() bool {
+	return r.Kind == Card || r.Kind == Unreadable || r.Kind == Cut || r.Kind == Malformed
+}
+
+// ErrMalformed is wrapped by the Err of every Malformed read.
+var ErrMalformed = errors.New("readershoe: malformed line")
+
+// MaxLine is the longest line the driver keeps; longer ones are Malformed.
+const MaxLine = 128
+
+// ParseLine parses one line (without its CR LF). A line normally holds one frame. Noise shows as
+// bytes outside printable ASCII (Linux delivers a byte with a framing error as NUL) or as lost
+// bytes; so the line is cut at every such byte, and each piece is cut again after a '>' that is
+// followed by another frame (noise ate the line ending between two frames). Each piece is parsed
+// on its own, strictly: a piece that is exactly a known frame is that frame (all its bytes came
+// through); anything else comes back Malformed with its raw bytes and is never a card. Pieces of
+// spaces give nothing; a blank line gives nothing.
+func ParseLine(line []byte) []Read {
+	var out []Read
+	start := 0
+	for i := 0; i <= len(line); i++ {
+		if i < len(line) && line[i] >= 0x20 && line[i] <= 0x7E {
+			continue
+		}
+		piece := line[start:i]
+		start = i + 1
+		if len(bytes.Trim(piece, " ")) == 0 {
+			continue
+		}
+		for _, f := range splitFrames(piece) {
+			r := ParseFrame(f)
+			if r.Kind == Malformed && len(piece) != len(line) {
+				r.Err = fmt.Errorf("%w (line %q)", r.Err, line)
+			}
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 && len(bytes.Trim(line, " ")) != 0 {
+		// Only noise: still a draw's worth of evidence, never silence.
+		out = append(out, Read{Kind: Malformed, Raw: append([]byte(nil), line...), Err: fmt.Errorf("%w: noise only", ErrMalformed)})
+	}
+	return out
+}
+
+// splitFrames cuts a line after each '>' that spaces and then '[' or '<' follow.
+func splitFrames(line []byte) [][]byte {
+	var out [][]byte
+	start := 0
+	for i := 0; i < len(line); i++ {
+		if line[i] != '>' {
+			continue
+		}
+		j := i + 1
+		for j < len(line) && line[j] == ' ' {
+			j++
+		}
+		if j < len(line) && (line[j] == '[' || line[j] == '<') {
+			out = append(out, line[start:i+1])
+			start = j
+			i = j - 1
+		}
+	}
+	return append(out, line[start:])
+}
+
+// ParseFrame parses one frame: [Mode]<Body> with optional spaces around it (research/regulatory.md
+// §2.6). Every byte must be printable ASCII and every part exactly as listed in the package
+// documentation; anything else is Malformed.
+func ParseFrame(f []byte) Read {
+	raw := append([]byte(nil), f...)
+	bad := func(format string, a ...any) Read {
+		return Read{Kind: Malformed, Raw: raw, Err: fmt.Errorf("%w: "+format, append([]any{ErrMalformed}, a...)...)}
+	}
+	for i, c := range f {
+		if c < 0x20 || c > 0x7E {
+			return bad("byte %#02x at %d", c, i)
+		}
+	}
+	s := string(bytes.Trim(f, " "))
+	mode := NoMode
+	if len(s) > 0 && s[0] == '[' {
+		end := indexByte(s, ']')
+		if end < 0 {
+			return bad("no ']'")
+		}
+		m, ok := modeNames[s[1:end]]
+		if !ok {
+			return bad("unknown mode %q", s[1:end])
+		}
+		mode, s = m, s[end+1:]
+	}
+	if len(s) < 2 || s[0] != '<' || s[len(s)-1] != '>' {
+		return bad("no <…>")
+	}
+	body := s[1 : len(s)-1]
+	if indexAny(body, "<>[]") >= 0 {
+		return bad("bracket inside <…>")
+	}
+	r := Read{Mode: mode, Raw: raw}
+	switch {
+	case len(body) > 5 && body[:5] == "Card:":
+		if mode != Game && mode != Burn {
+			return bad("card in mode %s", mode)
+		}
+		c, ok := parseCard(body[5:])
+		if !ok {
+			return bad("card %q", body[5:])
+		}
+		r.Kind, r.Card = Card, c
+	case body == "Game":
+		if mode != Game && mode != Burn {
+			return bad("unread card in mode %s", mode)
+		}
+		r.Kind = Unreadable
+	case body == "Cut Card":
+		if mode != Game && mode != Burn {
+			return bad("cut card in mode %s", mode)
+		}
+		r.Kind = Cut
+	case len(body) > 6 && body[:6] == "Alarm:":
+		code, text, _ := cut(body[6:], ' ')
+		if !alnum(code) || len(code) > 8 {
+			return bad("alarm code %q", code)
+		}
+		r.Kind, r.Code, r.Text = Alarm, code, text
+	case len(body) == 5 && body[:3] == "W0x" && hex(body[3]) && hex(body[4]):
+		r.Kind, r.Code = Warning, body[1:]
+	default:
+		return bad("unknown frame <%s>", body)
+	}
+	return r
+}
+
+// parseCard reads rank then suit: 2-9, T or 10, J, Q, K, A; then C, D, H or S (upper case only:
+// the shoe sends upper case, and accepting more only widens what noise can turn into a card).
+func parseCard(s string) (card.Card, bool) {
+	var rs, ss string
+	switch len(s) {
+	case 2:
+		rs, ss = s[:1], s[1:]
+	case 3:
+		if s[:2] != "10" {
+			return card.None, false
+		}
+		rs, ss = "T", s[2:]
+	default:
+		return card.None, false
+	}
+	r := indexByte("A23456789TJQK", rs[0]) + 1
+	var suit card.Suit
+	switch ss[0] {
+	case 'S':
+		suit = card.Spades
+	case 'H':
+		suit = card.Hearts
+	case 'D':
+		suit = card.Diamonds
+	case 'C':
+		suit = card.Clubs
+	default:
+		return card.None, false
+	}
+	if r == 0 {
+		return card.None, false
+	}
+	return card.New(card.Rank(r), suit), true
+}
+
+func indexByte(s string, c byte) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			return i
+		}
+	}
+	return -1
+}
+
+func indexAny(s, chars string) int {
+	for i := 0; i < len(s); i++ {
+		if indexByte(chars, s[i]) >= 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+func cut(s string, sep byte) (before, after string, found bool) {
+	if i := indexByte(s, sep); i >= 0 {
+		return s[:i], s[i+1:], true
+	}
+	return s, "", false
+}
+
+func alnum(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+func hex(c byte) bool { return c >= '0' && c <= '9' || c >= 'A' && c <= 'F' || c >= 'a' && c <= 'f' }
+
+// FormatCard writes the line the shoe sends for c in mode m, without the line ending:
+// " [Game]<Card:4S> ". The ten is written T, or 10 when ten10 is set.
+func FormatCard(m Mode, c card.Card, ten10 bool) string {
+	r := c.Rank().String()
+	if ten10 && c.Rank() == card.Ten {
+		r = "10"
+	}
+	return fmt.Sprintf(" [%s]<Card:%s%c> ", m, r, "SHDC"[c.Suit()])
+}
