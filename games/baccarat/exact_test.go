@@ -123,7 +123,8 @@ func TestExactOddsPartialShoe(t *testing.T) {
 }
 
 // BenchmarkBaccaratExact8Decks is issue 7's target: the exact 8-deck enumeration in under one
-// second. It reports the banker, player and tie probabilities and the edges it found.
+// second. It reports the banker, player and tie probabilities and the edges it found, in parts
+// per million (8 decks: 458597, 446247, 95156; edges 10579, 12351, 143596).
 func BenchmarkBaccaratExact8Decks(b *testing.B) {
 	var x *Exact
 	for b.Loop() {
@@ -132,11 +133,14 @@ func BenchmarkBaccaratExact8Decks(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	f := func(r *big.Rat) float64 { v, _ := r.Float64(); return v }
-	b.ReportMetric(f(x.PBanker()), "P(banker)")
-	b.ReportMetric(f(x.PPlayer()), "P(player)")
-	b.ReportMetric(f(x.PTie()), "P(tie)")
+	// Parts per million, so that the benchmark line shows six decimals.
+	ppm := func(r *big.Rat) float64 { v, _ := r.Float64(); return v * 1e6 }
+	b.ReportMetric(ppm(x.PBanker()), "P(banker)-ppm")
+	b.ReportMetric(ppm(x.PPlayer()), "P(player)-ppm")
+	b.ReportMetric(ppm(x.PTie()), "P(tie)-ppm")
 	e := x.Edges()
-	b.ReportMetric(f(e[0].Edge)*100, "banker-edge-%")
+	b.ReportMetric(ppm(e[0].Edge), "banker-edge-ppm")
+	b.ReportMetric(ppm(e[1].Edge), "player-edge-ppm")
+	b.ReportMetric(ppm(e[2].Edge), "tie-edge-ppm")
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/enumeration")
 }
