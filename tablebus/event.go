@@ -37,6 +37,7 @@ const (
 	Fault          Type = "fault"           // a fault: code, detail, hold
 	FaultResolved  Type = "fault.resolved"  // the dealer resolved the fault: how, by
 	DeviceStatus   Type = "device.status"   // a device's status
+	TableAction    Type = "table.action"    // a between-rounds action on the game's state (the chemin de fer bank)
 )
 
 // Event is one message of a table's feed. Every event has the envelope (V … Type); the other
@@ -163,5 +164,5 @@ var knownTypes = map[Type]bool{
 	ShoeLoaded: true, DecksVerified: true, Shuffled: true, Cut: true, CutCardPlaced: true, Burn: true,
 	RoundOpened: true, CardDealt: true, Revealed: true, Decision: true, Guide: true, CutCardReached: true,
 	RoundResult: true, RoundSettled: true, RoundVoided: true, ShoeEnded: true, Fault: true,
-	FaultResolved: true, DeviceStatus: true,
+	FaultResolved: true, DeviceStatus: true, TableAction: true,
 }

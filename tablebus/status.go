@@ -38,6 +38,8 @@ type Command struct {
 	Choice string      `json:"decision,omitempty"`
 	Card   *card.Card  `json:"card,omitempty"`   // manual
 	Reason string      `json:"reason,omitempty"` // void
+	Action string      `json:"action,omitempty"` // table: the chemin de fer bank's "withdraw", "accept", …
+	Amount int64       `json:"amount,omitempty"` // table
 }
 
 // The commands a daemon accepts.
@@ -50,6 +52,7 @@ var Commands = map[string]string{
 	"manual":   "the dealer enters the held card by hand: card, dealer",
 	"void":     "void the held round: reason, dealer",
 	"count":    "the cards left in the shoe are in the shuffler: count them (end of shoe)",
+	"table":    "a between-rounds action on the game's state: action, seat, amount (the chemin de fer bank)",
 }
 
 // Reply answers one command on Topics.Replies.
