@@ -66,6 +66,7 @@ type Event struct {
 	Behind  int                `json:"behind,omitempty"`   // cards behind the stop card
 	By      string             `json:"by,omitempty"`       // who: "shuffler", "host", a dealer id
 	Bets    []games.Bet        `json:"bets,omitempty"`     // round.opened
+	Amount  int64              `json:"amount,omitempty"`   // table.action: cents
 	Seat    int                `json:"seat,omitempty"`     // decision
 	Hand    int                `json:"hand,omitempty"`     // decision
 	Choice  string             `json:"decision,omitempty"` // decision
