@@ -12,4 +12,9 @@ func init() {
 			return poker.NewHouse(cfg)
 		}})
 	}
+	for _, g := range poker.CircleGames {
+		register(Entry{Game: g, Family: "poker", Decks: 1, New: func(cfg games.Config) (games.Engine, error) {
+			return poker.NewCircle(cfg)
+		}})
+	}
 }
