@@ -94,18 +94,18 @@ type Circle struct {
 }
 
 type player struct {
-	seat                int
-	stack               int64 // chips not yet in the pots
-	ante                int64
-	contrib             int64 // put in the pots this round
-	bet                 int64 // put in on this street
-	cards               []card.Card
-	idx                 []int
-	face                []games.Face
-	folded, allIn       bool
-	needs, canRaise     bool
-	blind               string
-	lastAction          string
+	seat            int
+	stack           int64 // chips not yet in the pots
+	ante            int64
+	contrib         int64 // put in the pots this round
+	bet             int64 // put in on this street
+	cards           []card.Card
+	idx             []int
+	face            []games.Face
+	folded, allIn   bool
+	needs, canRaise bool
+	blind           string
+	lastAction      string
 }
 
 var _ games.Engine = (*Circle)(nil)
