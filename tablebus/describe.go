@@ -110,7 +110,11 @@ func Describe(e Event) string {
 			if name == "" {
 				name = fmt.Sprintf("seat %d", h.Seat)
 			}
-			hs = append(hs, fmt.Sprintf("%s %s = %d", name, cardsText(h.Cards), h.Total))
+			if h.Category != "" {
+				hs = append(hs, fmt.Sprintf("%s %s: %s", name, cardsText(h.Cards), h.Category))
+			} else {
+				hs = append(hs, fmt.Sprintf("%s %s = %d", name, cardsText(h.Cards), h.Total))
+			}
 		}
 		if e.Dealer != nil {
 			hs = append(hs, fmt.Sprintf("dealer %s = %d", cardsText(e.Dealer.Cards), e.Dealer.Total))
