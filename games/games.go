@@ -247,6 +247,14 @@ func OutOfTurn(game string, c card.Card, why string) *RuleError {
 	return &RuleError{Game: game, What: c.String(), Rule: "card out of turn: " + why}
 }
 
+// Action is a between-rounds action from the dealer terminal on state a game keeps across rounds
+// (the chemin de fer bank of seed 000): see catalog.Manage.
+type Action struct {
+	Action string `json:"action"`
+	Seat   int    `json:"seat,omitempty"`
+	Amount int64  `json:"amount,omitempty"`
+}
+
 // Limit is a table's minimum and maximum stake on one spot, in cents (seed 003).
 type Limit struct {
 	Spot string `json:"spot"`

@@ -85,6 +85,13 @@ type VoidRound struct {
 	Time   time.Time
 }
 
+// TableAction: a between-rounds action on the game's state (the chemin de fer bank).
+type TableAction struct {
+	Action games.Action
+	Dealer string
+	Time   time.Time
+}
+
 // LeftCounted: the cards left in the shoe at its end were counted (by the shuffler).
 type LeftCounted struct {
 	Counts card.Counts
@@ -109,4 +116,5 @@ func (i PlayerDecision) when() time.Time { return i.Time }
 func (i ManualCard) when() time.Time     { return i.Time }
 func (i VoidRound) when() time.Time      { return i.Time }
 func (i LeftCounted) when() time.Time    { return i.Time }
+func (i TableAction) when() time.Time    { return i.Time }
 func (i DeviceFault) when() time.Time    { return i.Time }

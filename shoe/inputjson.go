@@ -29,6 +29,8 @@ type inputJSON struct {
 	Choice   string       `json:"choice,omitempty"`
 	Device   string       `json:"device,omitempty"`
 	Code     string       `json:"code,omitempty"`
+	Action   string       `json:"action,omitempty"`
+	Amount   int64        `json:"amount,omitempty"`
 }
 
 // MarshalInput encodes an input for the journal.
@@ -57,6 +59,8 @@ func MarshalInput(in Input) ([]byte, error) {
 		j.Kind, j.Counts = "left", &in.Counts
 	case DeviceFault:
 		j.Kind, j.Device, j.Code, j.Detail = "device-fault", in.Device, in.Code, in.Detail
+	case TableAction:
+		j.Kind, j.Action, j.Seat, j.Amount, j.By = "table", in.Action.Action, in.Action.Seat, in.Action.Amount, in.Dealer
 	default:
 		return nil, fmt.Errorf("shoe: cannot journal input %T", in)
 	}
@@ -99,6 +103,8 @@ func UnmarshalInput(b []byte) (Input, error) {
 	case "left":
 		c, err := counts()
 		return LeftCounted{Counts: c, Time: t}, err
+	case "table":
+		return TableAction{Action: games.Action{Action: j.Action, Seat: j.Seat, Amount: j.Amount}, Dealer: j.By, Time: t}, nil
 	case "device-fault":
 		return DeviceFault{Device: j.Device, Code: j.Code, Detail: j.Detail, Time: t}, nil
 	}

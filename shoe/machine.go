@@ -55,6 +55,9 @@ type Config struct {
 	// FirstShoe and FirstRound number the next shoe and round (restored after a restart).
 	FirstShoe  uint64
 	FirstRound uint64
+	// Manage applies between-rounds actions to the engine's state (catalog.Manage); nil
+	// refuses them.
+	Manage func(games.Engine, games.Action) (any, error)
 }
 
 // ErrRefused wraps every error Step returns: the input is refused, nothing changed, nothing to
@@ -88,10 +91,11 @@ type Machine struct {
 	burnLeft   int
 	firstShown bool
 
-	roundPos []int // the shoe position of each card of the round in progress, by round index
-	bets     []games.Bet
-	pending  int // the unread card held by a misread, at this shoe position
-	lastSay  []string
+	roundPos   []int       // the shoe position of each card of the round in progress, by round index
+	roundCards []card.Card // and the card (None where unknown)
+	bets       []games.Bet
+	pending    int // the unread card held by a misread, at this shoe position
+	lastSay    []string
 }
 
 type hold struct {
@@ -255,6 +259,18 @@ func (m *Machine) step(o *out, in Input) error {
 		return refused("manual entry of %s: no card is held", in.Card)
 	case VoidRound:
 		return refused("void: nothing is held")
+	case TableAction:
+		if m.phase == InRound {
+			return refused("%s: the game's state changes between rounds, not during one", in.Action.Action)
+		}
+		if m.cfg.Manage == nil {
+			return refused("%s: this table takes no between-rounds actions", in.Action.Action)
+		}
+		detail, err := m.cfg.Manage(m.eng, in.Action)
+		if err != nil {
+			return fmt.Errorf("shoe: %w: %w", ErrRefused, err)
+		}
+		o.add(tablebus.Event{Type: tablebus.TableAction, Seat: in.Action.Seat, Choice: in.Action.Action, Amount: in.Action.Amount, By: in.Dealer, Detail: detail})
 	case LeftCounted:
 		if m.phase != Counting {
 			return refused("count of the cards left while the shoe is %s", m.phase)
@@ -298,7 +314,7 @@ func (m *Machine) reset() {
 	m.dealt, m.burned, m.unknown, m.pos, m.behind, m.cutSeenAt = 0, 0, 0, 0, 0, 0
 	m.foreign = nil
 	m.burnLeft, m.firstShown = 0, false
-	m.round, m.roundPos, m.bets = 0, nil, nil
+	m.round, m.roundPos, m.roundCards, m.bets = 0, nil, nil, nil
 }
 
 func (m *Machine) startBurn() {
@@ -396,7 +412,7 @@ func (m *Machine) place(o *out, c card.Card, man *tablebus.Manual) error {
 			return fmt.Errorf("shoe: engine: %w", err)
 		}
 		m.dealt++
-		m.roundPos = append(m.roundPos, m.pos)
+		m.track(c)
 		m.fault(o, FaultOutOfTurn, err.Error(), true)
 		return nil
 	}
@@ -405,7 +421,7 @@ func (m *Machine) place(o *out, c card.Card, man *tablebus.Manual) error {
 	} else {
 		m.dealt++
 	}
-	m.roundPos = append(m.roundPos, m.pos)
+	m.track(c)
 	o.add(ev)
 	m.reveal(o, step)
 	m.lastSay = step.Say
@@ -420,7 +436,12 @@ func (m *Machine) reveal(o *out, step games.Step) {
 		if i < 0 || i >= len(m.roundPos) {
 			continue
 		}
-		o.add(tablebus.Event{Type: tablebus.Revealed, Pos: m.roundPos[i], Face: ptr(games.FaceUp)})
+		c := m.roundCards[i]
+		e := tablebus.Event{Type: tablebus.Revealed, Pos: m.roundPos[i], Face: ptr(games.FaceUp)}
+		if c.Valid() {
+			e.Card = &c
+		}
+		o.add(e)
 	}
 }
 
@@ -430,7 +451,7 @@ func (m *Machine) openRound(o *out, bets []games.Bet) error {
 	}
 	m.roundNo++
 	m.round = m.roundNo
-	m.roundPos = nil
+	m.roundPos, m.roundCards = nil, nil
 	m.bets = bets
 	m.phase = InRound
 	o.add(tablebus.Event{Type: tablebus.RoundOpened, Game: m.game, Bets: bets})
@@ -471,7 +492,7 @@ func (m *Machine) finishRound(o *out) error {
 }
 
 func (m *Machine) endRound(o *out) {
-	m.round, m.roundPos, m.bets = 0, nil, nil
+	m.round, m.roundPos, m.roundCards, m.bets = 0, nil, nil, nil
 	m.phase = Between
 	// RULES.md §1: when the stop card has appeared, the round in progress is completed, then
 	// the shoe ends. Poker decks are shuffled before every round.
@@ -652,7 +673,13 @@ func (m *Machine) countUnplaced(c card.Card) {
 		return
 	}
 	m.dealt++
+	m.track(c)
+}
+
+// track records the card at the current position as the round's next card.
+func (m *Machine) track(c card.Card) {
 	m.roundPos = append(m.roundPos, m.pos)
+	m.roundCards = append(m.roundCards, c)
 }
 
 func (m *Machine) voidRound(o *out, in VoidRound) {

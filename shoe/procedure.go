@@ -57,10 +57,11 @@ type Procedure struct {
 	Decks  int
 	// CutMinEnd: the player's cut must leave at least this many cards at each end.
 	CutMinEnd int
-	// BehindMin and BehindMax bound the cards placed behind the stop card (both 0: no stop card).
-	BehindMin, BehindMax int
-	Burn                 BurnRule
-	BurnCount            int // BurnFixed: how many
+	// BehindMin and BehindMax bound the cards placed behind the stop card (both 0: no stop card);
+	// BehindDefault is where the dealer puts it by default.
+	BehindMin, BehindMax, BehindDefault int
+	Burn                                BurnRule
+	BurnCount                           int // BurnFixed: how many
 }
 
 // Total is the number of cards in the shoe.
@@ -91,7 +92,7 @@ func ProcedureFor(f Family, decks int) (Procedure, error) {
 		// RULES.md §1: 6 decks (6–8); the stop card by penetration, 1.5 decks behind it by
 		// default (accepted from one deck to half the shoe); the cut leaves at least 10 cards
 		// at either end; 1 card burned.
-		p = Procedure{Family: f, Decks: 6, CutMinEnd: 10, BehindMin: 52, Burn: BurnFixed, BurnCount: 1}
+		p = Procedure{Family: f, Decks: 6, CutMinEnd: 10, BehindMin: 52, BehindDefault: 78, Burn: BurnFixed, BurnCount: 1}
 		if decks != 0 && (decks < 6 || decks > 8) {
 			return p, fmt.Errorf("shoe: blackjack is dealt from 6 to 8 decks, not %d (RULES.md §1)", decks)
 		}
@@ -109,6 +110,9 @@ func ProcedureFor(f Family, decks int) (Procedure, error) {
 	}
 	if p.BehindMax == 0 && p.BehindMin > 0 {
 		p.BehindMax = p.Total() / 2
+	}
+	if p.BehindDefault == 0 {
+		p.BehindDefault = p.BehindMin
 	}
 	return p, nil
 }

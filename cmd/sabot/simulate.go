@@ -89,11 +89,9 @@ func newSimTable(game, rules, table string, seed uint64) (*shoetest.Table, error
 	if err != nil {
 		return nil, err
 	}
-	m, err := shoe.NewMachine(shoe.Config{Proc: proc, Engine: eng, Table: table})
+	m, err := shoe.NewMachine(shoe.Config{Proc: proc, Engine: eng, Table: table, Manage: catalog.Manage})
 	if err != nil {
 		return nil, err
 	}
-	d := &shoetest.Dealer{ID: "sim-dealer", Proc: proc, Rng: shoetest.Seeded(seed),
-		Bettors: shoetest.BettorsFor(game, 500), Choose: shoetest.RandomChoice}
-	return shoetest.NewTable(m, d, simStart), nil
+	return shoetest.NewTable(m, shoetest.NewDealer(game, proc, seed), simStart), nil
 }

@@ -7,8 +7,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/sabot-tables/sabot/games"
 	"github.com/sabot-tables/sabot/shoe"
-	"github.com/sabot-tables/sabot/shoe/card"
 	"github.com/sabot-tables/sabot/tablebus"
 	"github.com/sabot-tables/sabot/tablebus/mqttbus"
 )
@@ -37,6 +37,8 @@ func commandInput(c tablebus.Command, now time.Time) (any, error) {
 		return shoe.ManualCard{Card: *c.Card, Dealer: c.Dealer, Time: now}, nil
 	case "void":
 		return shoe.VoidRound{Reason: c.Reason, Dealer: c.Dealer, Time: now}, nil
+	case "table":
+		return shoe.TableAction{Action: games.Action{Action: c.Action, Seat: c.Seat, Amount: c.Amount}, Dealer: c.Dealer, Time: now}, nil
 	}
 	return nil, fmt.Errorf("unknown command %q", c.Cmd)
 }
@@ -88,5 +90,3 @@ func serveCommands(ctx context.Context, client *mqttbus.Client, topics tablebus.
 		}
 	}
 }
-
-var _ = card.None

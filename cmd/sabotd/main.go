@@ -313,7 +313,7 @@ func restore(ctx context.Context, j *journal.Journal, proc shoe.Procedure, eng g
 	if err != nil {
 		return nil, err
 	}
-	m, err := shoe.NewMachine(shoe.Config{Proc: proc, Engine: eng, Table: table, FirstShoe: uint64(shoes), FirstRound: lastRound})
+	m, err := shoe.NewMachine(shoe.Config{Proc: proc, Engine: eng, Table: table, FirstShoe: uint64(shoes), FirstRound: lastRound, Manage: catalog.Manage})
 	if err != nil {
 		return nil, err
 	}

@@ -53,9 +53,7 @@ func newSimTable(o *options, log *slog.Logger) (*simTable, error) {
 		sh.Close()
 		return nil, err
 	}
-	t := &simTable{shuffler: sh, shoe: rs, misread: o.simMisread,
-		dealer: &shoetest.Dealer{ID: "sim-dealer", Proc: proc, Rng: shoetest.Seeded(seed),
-			Bettors: shoetest.BettorsFor(o.game, 500), Choose: shoetest.RandomChoice}}
+	t := &simTable{shuffler: sh, shoe: rs, misread: o.simMisread, dealer: shoetest.NewDealer(o.game, proc, seed)}
 	t.decks = proc.Decks
 	return t, nil
 }
@@ -125,6 +123,7 @@ func (t *simTable) deal(ctx context.Context, ob *outbox.Observer, loop *shoe.Loo
 		if e.Type == tablebus.ShoeEnded {
 			shoes++
 		}
+		t.dealer.Observe(e)
 		if e.Type != tablebus.Guide {
 			continue
 		}
@@ -212,6 +211,8 @@ func (t *simTable) act(ctx context.Context, a shoetest.Action, loop *shoe.Loop) 
 		return loop.Do(ctx, shoe.ManualCard{Card: t.lastCard, Dealer: t.dealer.ID, Time: now})
 	case shoetest.Void:
 		return loop.Do(ctx, shoe.VoidRound{Reason: "simulated: the supervisor voids the round", Dealer: t.dealer.ID, Time: now})
+	case shoetest.Manage:
+		return loop.Do(ctx, shoe.TableAction{Action: a.Manage, Dealer: t.dealer.ID, Time: now})
 	case shoetest.Count:
 		t.shuffler.Insert(t.shoe.Unload())
 		return loop.Do(ctx, shoe.CountLeft{})

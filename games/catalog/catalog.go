@@ -62,6 +62,21 @@ func New(cfg games.Config) (games.Engine, error) {
 	return e.New(cfg)
 }
 
+// Manage applies a between-rounds action from the dealer terminal to an engine that keeps state
+// across rounds (the chemin de fer bank: "withdraw", "raise", "accept", "decline", "bid",
+// "close"). It returns the state to publish. Engines without such state refuse every action.
+func Manage(e games.Engine, a games.Action) (any, error) {
+	for _, m := range managers {
+		if detail, ok, err := m(e, a); ok {
+			return detail, err
+		}
+	}
+	return nil, &games.RuleError{Game: e.Game(), Seat: a.Seat, What: a.Action, Rule: "this game has no state to manage between rounds"}
+}
+
+// managers are the families' Manage adapters, added by their files.
+var managers []func(games.Engine, games.Action) (any, bool, error)
+
 // PlayRound runs `sabot games round` (RULES.md §8) on one input.
 func PlayRound(in games.RoundInput) (*games.Outcome, error) {
 	e, err := Lookup(in.Game)

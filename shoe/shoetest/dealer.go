@@ -5,9 +5,11 @@
 package shoetest
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 
 	"github.com/sabot-tables/sabot/games"
 	"github.com/sabot-tables/sabot/shoe"
@@ -29,9 +31,10 @@ const (
 	Manual                     // enter the held card by hand (the dealer looks at it)
 	Void                       // void the held round
 	Count                      // put the cards left in the shuffler and count them
+	Manage                     // a between-rounds action on the game's state: Action.Manage
 )
 
-var actionNames = [...]string{"wait", "new-shoe", "cut", "place-cut", "draw", "bets", "decide", "manual", "void", "count"}
+var actionNames = [...]string{"wait", "new-shoe", "cut", "place-cut", "draw", "bets", "decide", "manual", "void", "count", "manage"}
 
 func (k ActionKind) String() string {
 	if int(k) < len(actionNames) {
@@ -48,6 +51,7 @@ type Action struct {
 	Bets   []games.Bet
 	Seat   int
 	Choice string
+	Manage games.Action
 }
 
 // Dealer decides the next action from the table's latest guidance. It is deterministic for its
@@ -60,6 +64,39 @@ type Dealer struct {
 	Bettors func(r *rand.Rand) []games.Bet
 	// Choose picks a decision among the options; nil picks the first option.
 	Choose func(r *rand.Rand, n games.Need) string
+	// Between, when set, may replace the bets between rounds with an action on the game's
+	// state (the chemin de fer bank); it sees the state the table last published.
+	Between func(r *rand.Rand, state map[string]any) *Action
+
+	state map[string]any // the game's state from the last round result or table action
+}
+
+// Observe shows the dealer an event of the table (the state a game keeps across rounds).
+func (d *Dealer) Observe(e tablebus.Event) {
+	var detail any
+	switch e.Type {
+	case tablebus.RoundResult:
+		detail = e.Detail
+	case tablebus.TableAction:
+		detail = e.Detail
+	default:
+		return
+	}
+	if detail == nil {
+		return
+	}
+	b, err := json.Marshal(detail)
+	if err != nil {
+		return
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil {
+		return
+	}
+	if after, ok := m["after"].(map[string]any); ok { // chemin de fer: the bank after the coup
+		m = after
+	}
+	d.state = m
 }
 
 // Next returns the action the guidance g (a tablebus.Guide event) asks for.
@@ -83,11 +120,23 @@ func (d *Dealer) Next(g tablebus.Event) (Action, error) {
 		at := p.CutMinEnd + d.Rng.IntN(p.Total()-2*p.CutMinEnd+1)
 		return Action{Kind: Cut, At: at}, nil
 	case shoe.CutDown.String():
+		// The dealer places the stop card where the house sets it (RULES.md §1: baccarat exactly
+		// 6 behind; blackjack 1.5 decks by default), give or take a few cards where the rule
+		// allows a range.
 		p := d.Proc
-		return Action{Kind: PlaceCut, Behind: p.BehindMin + d.Rng.IntN(p.BehindMax-p.BehindMin+1)}, nil
+		b := p.BehindDefault
+		if p.BehindMax > p.BehindMin {
+			b = min(p.BehindMax, max(p.BehindMin, b-5+d.Rng.IntN(11)))
+		}
+		return Action{Kind: PlaceCut, Behind: b}, nil
 	case shoe.Burning.String():
 		return Action{Kind: Draw}, nil
 	case shoe.Between.String():
+		if d.Between != nil {
+			if a := d.Between(d.Rng, d.state); a != nil {
+				return *a, nil
+			}
+		}
 		var bets []games.Bet
 		if d.Bettors != nil {
 			bets = d.Bettors(d.Rng)
@@ -172,8 +221,121 @@ func BettorsFor(game string, unit int64) func(r *rand.Rand) []games.Bet {
 		return each("main")
 	case "caribbean-stud", "draw-poker", "three-card-poker", "go-poker":
 		return each("ante")
+	case "challenge21":
+		// RULES.md §4: a box places 2 or 3 equal bets.
+		return func(r *rand.Rand) []games.Bet {
+			var bets []games.Bet
+			for seat := 1; seat <= 5; seat++ {
+				if r.IntN(10) >= 7 {
+					continue
+				}
+				amt := unit * int64(1+r.IntN(5))
+				for k := 1; k <= 2+r.IntN(2); k++ {
+					bets = append(bets, games.Bet{Seat: seat, Spot: fmt.Sprintf("round%d", k), Amount: amt})
+				}
+			}
+			return bets
+		}
+	case "holdem", "omaha-2-3", "five-card-stud", "seven-card-stud":
+		// RULES.md §6: each seat brings its stack; the antes are posted.
+		return func(r *rand.Rand) []games.Bet {
+			var bets []games.Bet
+			n := 2 + r.IntN(4)
+			for seat := 1; seat <= n; seat++ {
+				bets = append(bets, games.Bet{Seat: seat, Spot: "stack", Amount: unit * int64(20+r.IntN(80))},
+					games.Bet{Seat: seat, Spot: "ante", Amount: unit / 5})
+			}
+			return bets
+		}
 	}
 	return nil
+}
+
+// ChooserFor returns a decision chooser for game: random among the options the engine lists,
+// with the amounts of "bet:LO-HI"/"raise:LO-HI" options chosen within their range, folding
+// seldom.
+func ChooserFor(game string) func(r *rand.Rand, n games.Need) string {
+	return func(r *rand.Rand, n games.Need) string {
+		if len(n.Options) == 0 {
+			return ""
+		}
+		opts := n.Options
+		if len(opts) > 1 && r.IntN(5) != 0 { // fold one time in five at most
+			var keep []string
+			for _, o := range opts {
+				if o != "fold" {
+					keep = append(keep, o)
+				}
+			}
+			opts = keep
+		}
+		o := opts[r.IntN(len(opts))]
+		if verb, rng, ok := strings.Cut(o, ":"); ok {
+			if lo, hi, ok := strings.Cut(rng, "-"); ok {
+				a, err1 := strconv.ParseInt(lo, 10, 64)
+				b, err2 := strconv.ParseInt(hi, 10, 64)
+				if err1 == nil && err2 == nil && b >= a {
+					return fmt.Sprintf("%s:%d", verb, a+r.Int64N(min(b-a, 4*a+1)+1))
+				}
+			}
+		}
+		return o
+	}
+}
+
+// CheminBank is the chemin de fer dealer between coups (seed 000): the seat offered the bank
+// takes it, an auction gets a bid and closes; while a banker holds the bank, punters bet
+// against it on "player", never more than the bank.
+func CheminBank(unit int64) func(r *rand.Rand, st map[string]any) *Action {
+	num := func(v any) int64 {
+		f, _ := v.(float64)
+		return int64(f)
+	}
+	return func(r *rand.Rand, st map[string]any) *Action {
+		phase, _ := st["phase"].(string)
+		switch phase {
+		case "offered":
+			amt := max(num(st["offer_min"]), num(st["min"]), unit)
+			return &Action{Kind: Manage, Manage: games.Action{Action: "accept", Seat: int(num(st["offer"])), Amount: amt}}
+		case "auction":
+			if num(st["bidder"]) != 0 {
+				return &Action{Kind: Manage, Manage: games.Action{Action: "close"}}
+			}
+			excluded := map[int]bool{}
+			if xs, ok := st["excluded"].([]any); ok {
+				for _, x := range xs {
+					excluded[int(num(x))] = true
+				}
+			}
+			seat := 1
+			for excluded[seat] {
+				seat++
+			}
+			return &Action{Kind: Manage, Manage: games.Action{Action: "bid", Seat: seat, Amount: max(num(st["min"]), unit)}}
+		}
+		bank, banker := num(st["amount"]), int(num(st["banker"]))
+		if bank == 0 {
+			bank, banker = max(num(st["min"]), 100), 1
+		}
+		if banker == 0 {
+			banker = 1
+		}
+		var bets []games.Bet
+		left := bank
+		for seat := 1; seat <= 9 && left > 0; seat++ {
+			if seat == banker || r.IntN(3) == 0 {
+				continue
+			}
+			amt := min(left, max(1, bank/int64(1+r.IntN(4))))
+			bets = append(bets, games.Bet{Seat: seat, Spot: "player", Amount: amt})
+			left -= amt
+		}
+		if len(bets) == 0 {
+			s := banker%9 + 1
+			bets = []games.Bet{{Seat: s, Spot: "player", Amount: bank}}
+		}
+		return &Action{Kind: Bets, Bets: bets}
+	}
 }
 
 // RandomChoice picks one of the options the game allows, at random.
@@ -182,4 +344,13 @@ func RandomChoice(r *rand.Rand, n games.Need) string {
 		return ""
 	}
 	return n.Options[r.IntN(len(n.Options))]
+}
+
+// NewDealer returns the simulated dealer for a game, with its bettors and choices.
+func NewDealer(game string, proc shoe.Procedure, seed uint64) *Dealer {
+	d := &Dealer{ID: "sim-dealer", Proc: proc, Rng: Seeded(seed), Bettors: BettorsFor(game, 500), Choose: ChooserFor(game)}
+	if game == "chemin-de-fer" {
+		d.Between = CheminBank(500)
+	}
+	return d
 }

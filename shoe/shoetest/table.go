@@ -108,6 +108,7 @@ func (t *Table) step(in shoe.Input) ([]tablebus.Event, error) {
 				return nil, err
 			}
 		}
+		t.Dealer.Observe(e)
 		if e.Type == tablebus.Guide {
 			t.last = e
 		}
@@ -178,6 +179,8 @@ func (t *Table) act() ([]tablebus.Event, error) {
 		return t.step(shoe.ManualCard{Card: t.inHand, Dealer: t.Dealer.ID, Time: now})
 	case Void:
 		return t.step(shoe.VoidRound{Reason: "simulated fault", Dealer: t.Dealer.ID, Time: now})
+	case Manage:
+		return t.step(shoe.TableAction{Action: a.Manage, Dealer: t.Dealer.ID, Time: now})
 	case Count:
 		var left []card.Card
 		for _, it := range t.stack {
