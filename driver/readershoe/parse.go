@@ -20,9 +20,10 @@ const (
 	Alarm                      // [Game]<Alarm:E3 Card Not Read>, [GameAlarm]<Alarm:…>
 	Warning                    // <W0x01>
 	Cut                        // the cut card left the shoe: [Game]<Cut Card> (Sabot extension)
-	Malformed                  // a line that is none of the above: never a card (Raw, Err)
+	Malformed                  // a frame that is none of the above: never a card (Raw, Err)
 	LinkDown                   // the port went away; lines sent meanwhile are lost (Err)
 	LinkUp                     // the port is back
+	Noise                      // a line of nothing but noise bytes: no frame, not a draw (Raw)
 )
 
 func (k Kind) String() string {
@@ -43,6 +44,8 @@ func (k Kind) String() string {
 		return "link down"
 	case LinkUp:
 		return "link up"
+	case Noise:
+		return "noise"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
@@ -98,14 +101,15 @@ func (r Read) String() string {
 		return fmt.Sprintf("alarm %s %s", r.Code, r.Text)
 	case Warning:
 		return "warning " + r.Code
-	case Malformed, LinkDown:
+	case Malformed, LinkDown, Noise:
 		return fmt.Sprintf("%s %q: %v", r.Kind, r.Raw, r.Err)
 	}
 	return r.Kind.String()
 }
 
-// Draw reports whether the read stands for a card that left the shoe: a card, an unreadable card,
-// the cut card, or a malformed line (which may have been one).
+// Draw reports whether the read stands for one card that left the shoe: a card, an unreadable
+// card, the cut card, or a Malformed frame (a damaged card line, as far as the bytes can tell: a
+// damaged warning line is Malformed too, which holds the round for nothing, the safe side).
 func (r Read) Draw() bool {
 	return r.Kind == Card || r.Kind == Unreadable || r.Kind == Cut || r.Kind == Malformed
 }
@@ -116,59 +120,111 @@ var ErrMalformed = errors.New("readershoe: malformed line")
 // MaxLine is the longest line the driver keeps; longer ones are Malformed.
 const MaxLine = 128
 
-// ParseLine parses one line (without its CR LF). A line normally holds one frame. Noise shows as
-// bytes outside printable ASCII (Linux delivers a byte with a framing error as NUL) or as lost
-// bytes; so the line is cut at every such byte, and each piece is cut again after a '>' that is
-// followed by another frame (noise ate the line ending between two frames). Each piece is parsed
-// on its own, strictly: a piece that is exactly a known frame is that frame (all its bytes came
-// through); anything else comes back Malformed with its raw bytes and is never a card. Pieces of
-// spaces give nothing; a blank line gives nothing.
+// ParseLine parses one line (without its CR LF) into reads, one per frame: normally one.
+//
+// Noise shows as bytes outside printable ASCII (Linux delivers a byte with a framing error as NUL)
+// and as lost bytes. So the line is cut at every such byte, and each piece again after a '>' that
+// another frame follows (noise ate the line ending between two frames). Each piece is parsed on
+// its own, strictly: a piece that is exactly a known frame is that frame, all its bytes having come
+// through. Neighbouring pieces that are not frames are one damaged stretch, which comes back as
+// one Malformed read with the raw bytes (noise included), or one per '[' in it when it holds the
+// starts of several frames: one damaged card is one Malformed read, never two, and never a card.
+// A line of nothing but noise bytes and spaces is a Noise read (no frame, so no draw); a blank line
+// gives nothing.
 func ParseLine(line []byte) []Read {
 	var out []Read
-	start := 0
-	for i := 0; i <= len(line); i++ {
-		if i < len(line) && line[i] >= 0x20 && line[i] <= 0x7E {
-			continue
+	damaged, dend := -1, -1 // the damaged stretch being gathered: line[damaged:dend]
+	flush := func() {
+		if damaged < 0 {
+			return
 		}
-		piece := line[start:i]
-		start = i + 1
-		if len(bytes.Trim(piece, " ")) == 0 {
-			continue
-		}
-		for _, f := range splitFrames(piece) {
-			r := ParseFrame(f)
-			if r.Kind == Malformed && len(piece) != len(line) {
+		for _, part := range splitStarts(line[damaged:dend]) {
+			r := ParseFrame(part)
+			if r.Kind != Malformed { // cannot happen: every piece of it failed; be safe anyway
+				r = Read{Kind: Malformed, Raw: r.Raw, Err: fmt.Errorf("%w: damaged stretch", ErrMalformed)}
+			}
+			if len(part) != len(line) {
 				r.Err = fmt.Errorf("%w (line %q)", r.Err, line)
 			}
 			out = append(out, r)
 		}
+		damaged = -1
 	}
+	start := 0
+	for i := 0; i <= len(line); i++ {
+		if i < len(line) && printable(line[i]) {
+			continue
+		}
+		for _, f := range splitFrames(line[start:i]) {
+			off := start + f.off
+			if len(bytes.Trim(f.b, " ")) == 0 {
+				continue
+			}
+			r := ParseFrame(f.b)
+			if r.Kind == Malformed {
+				if damaged < 0 {
+					damaged = off
+				}
+				dend = off + len(f.b)
+				continue
+			}
+			flush()
+			out = append(out, r)
+		}
+		start = i + 1
+	}
+	flush()
 	if len(out) == 0 && len(bytes.Trim(line, " ")) != 0 {
-		// Only noise: still a draw's worth of evidence, never silence.
-		out = append(out, Read{Kind: Malformed, Raw: append([]byte(nil), line...), Err: fmt.Errorf("%w: noise only", ErrMalformed)})
+		out = append(out, Read{Kind: Noise, Raw: append([]byte(nil), line...), Err: fmt.Errorf("%w: noise only", ErrMalformed)})
 	}
 	return out
 }
 
-// splitFrames cuts a line after each '>' that spaces and then '[' or '<' follow.
-func splitFrames(line []byte) [][]byte {
-	var out [][]byte
+func printable(c byte) bool { return c >= 0x20 && c <= 0x7E }
+
+type frameAt struct {
+	b   []byte
+	off int
+}
+
+// splitFrames cuts a piece after each '>' that spaces and then '[' or '<' follow.
+func splitFrames(piece []byte) []frameAt {
+	var out []frameAt
 	start := 0
-	for i := 0; i < len(line); i++ {
-		if line[i] != '>' {
+	for i := 0; i < len(piece); i++ {
+		if piece[i] != '>' {
 			continue
 		}
 		j := i + 1
-		for j < len(line) && line[j] == ' ' {
+		for j < len(piece) && piece[j] == ' ' {
 			j++
 		}
-		if j < len(line) && (line[j] == '[' || line[j] == '<') {
-			out = append(out, line[start:i+1])
+		if j < len(piece) && (piece[j] == '[' || piece[j] == '<') {
+			out = append(out, frameAt{piece[start : i+1], start})
 			start = j
 			i = j - 1
 		}
 	}
-	return append(out, line[start:])
+	return append(out, frameAt{piece[start:], start})
+}
+
+// splitStarts cuts a damaged stretch before its second, third … '[': each frame starts with its
+// mode in brackets, so each '[' is a frame that was on the line; bytes before the first '[' go
+// with it.
+func splitStarts(b []byte) [][]byte {
+	var out [][]byte
+	start, seen := 0, false
+	for i, c := range b {
+		if c != '[' {
+			continue
+		}
+		if seen {
+			out = append(out, b[start:i])
+			start = i
+		}
+		seen = true
+	}
+	return append(out, b[start:])
 }
 
 // ParseFrame parses one frame: [Mode]<Body> with optional spaces around it (research/regulatory.md

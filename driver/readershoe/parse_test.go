@@ -107,9 +107,13 @@ func TestParseLine(t *testing.T) {
 		{"two frames, line ending lost", " [Game]<Card:4S>  [Game]<Card:5H> ", []k{{Card, "4s"}, {Card, "5h"}}},
 		{"frame and warning", " [Game]<Card:4S>  <W0x02> ", []k{{Card, "4s"}, {Warning, ""}}},
 		{"NUL in place of the trailing space", " [Game]<Card:4S>\x00", []k{{Card, "4s"}}},
-		{"NUL inside the card", " [Game]<Card:4\x00> ", []k{{Malformed, ""}, {Malformed, ""}}},
+		{"NUL inside the card", " [Game]<Card:4\x00> ", []k{{Malformed, ""}}},
+		{"two NULs inside the card", " [Ga\x00e]<Card:4\x00> ", []k{{Malformed, ""}}},
 		{"NUL between two frames", " [Game]<Card:4S\x00 [Game]<Card:5H> ", []k{{Malformed, ""}, {Card, "5h"}}},
-		{"noise only", "\x00\x00", []k{{Malformed, ""}}},
+		{"two damaged frames run together", " [Game]<Card:4\x00  [Game]<Ca\x00d:5H> ", []k{{Malformed, ""}, {Malformed, ""}}},
+		{"damaged, good, damaged", " [Game]<Card:4\x00[Game]<Card:5H>\x00[Game]<Cxrd:6H> ", []k{{Malformed, ""}, {Card, "5h"}, {Malformed, ""}}},
+		{"noise only", "\x00\x00", []k{{Noise, ""}}},
+		{"noise and spaces", " \x00 ", []k{{Noise, ""}}},
 		{"garbage then frame", "xx [Game]<Card:4S> ", []k{{Malformed, ""}}},
 	}
 	for _, tt := range tests {
@@ -177,6 +181,10 @@ func FuzzParseLine(f *testing.F) {
 			case Malformed:
 				if r.Err == nil || r.Card != card.None {
 					t.Fatalf("malformed read %+v", r)
+				}
+			case Noise:
+				if r.Err == nil {
+					t.Fatalf("noise read %+v", r)
 				}
 			case Unreadable, Cut, Alarm, Warning:
 			default:

@@ -93,11 +93,9 @@ func TestDrawEveryKind(t *testing.T) {
 			if !errors.Is(r.Err, readershoe.ErrMalformed) || len(r.Raw) == 0 {
 				t.Fatalf("step %d: malformed without reason or bytes: %+v", i, r)
 			}
-			// "[Game]<Card:4" and ">": the second piece is malformed too.
-			if r2 := next(t, dev); r2.Kind != readershoe.Malformed || r2.Seq != seq+1 {
-				t.Fatalf("step %d: second piece %v", i, r2)
+			if string(r.Raw) != "[Game]<Card:4\x00>" {
+				t.Fatalf("step %d: raw %q: the whole damaged frame, noise included", i, r.Raw)
 			}
-			seq++
 		}
 	}
 	if sim.Remaining() != 0 {
@@ -275,12 +273,10 @@ func collect(t *testing.T, dev *readershoe.Dev) []readershoe.Read {
 	}
 }
 
-// audit checks that the reads account for the draws: it looks for an alignment in which every
-// draw, in order, has its own non-empty run of reads, made of Malformed reads (pieces of its
-// damaged line) and at most one Card, Cut or Unreadable read, which must be that draw exactly.
-// No alignment means a wrong card (a read that is no draw at its place) or a lost card (a draw
-// without any read). It returns the fewest draws that came back only Malformed (the dealer enters
-// those by hand).
+// audit checks that the reads account for the draws one for one, in order: each draw gives exactly
+// one read, which is either that draw exactly (Card, Cut, Unreadable) or Malformed. A read that is
+// another card is a wrong card; a draw without its read is a lost card; two reads for one draw
+// would be a doubled card. It returns how many draws came back Malformed (entered by hand).
 func audit(t *testing.T, drawn []readershoetest.Item, reads []readershoe.Read) (malformed int) {
 	t.Helper()
 	m, err := auditErr(drawn, reads)
@@ -291,66 +287,32 @@ func audit(t *testing.T, drawn []readershoetest.Item, reads []readershoe.Read) (
 }
 
 func auditErr(drawn []readershoetest.Item, reads []readershoe.Read) (malformed int, err error) {
-	match := func(it readershoetest.Item, r readershoe.Read) bool {
+	for i := 0; i < max(len(drawn), len(reads)); i++ {
+		if i >= len(reads) {
+			return 0, fmt.Errorf("lost card: %d draws, %d reads", len(drawn), len(reads))
+		}
+		r := reads[i]
+		if i >= len(drawn) {
+			return 0, fmt.Errorf("doubled or extra read %v: %d draws, %d reads", r, len(drawn), len(reads))
+		}
+		it := drawn[i]
+		ok := false
 		switch r.Kind {
+		case readershoe.Malformed:
+			ok = true
+			malformed++
 		case readershoe.Card:
-			return !it.Cut && it.Card == r.Card
+			ok = !it.Cut && it.Card == r.Card
 		case readershoe.Cut:
-			return it.Cut
+			ok = it.Cut
 		case readershoe.Unreadable:
-			return !it.Cut && !it.Card.Valid()
+			ok = !it.Cut && !it.Card.Valid()
 		}
-		return false
-	}
-	for _, r := range reads {
-		if !r.Draw() {
-			return 0, fmt.Errorf("unexpected %v", r)
+		if !ok {
+			return 0, fmt.Errorf("wrong card: read %d is %v (raw %q), draw %d is %v", i, r, r.Raw, i, it)
 		}
 	}
-	const inf = 1 << 30
-	n, m := len(drawn), len(reads)
-	dp := make([][]int, n+1)
-	for i := range dp {
-		dp[i] = make([]int, m+1)
-		for j := range dp[i] {
-			dp[i][j] = inf
-		}
-	}
-	dp[0][0] = 0
-	for i := range n {
-		for j := 0; j <= m; j++ {
-			if dp[i][j] == inf {
-				continue
-			}
-			proper := false
-			for j2 := j; j2 < m && j2 < j+8; j2++ {
-				if r := reads[j2]; r.Kind != readershoe.Malformed {
-					if proper || !match(drawn[i], r) {
-						break
-					}
-					proper = true
-				}
-				cost := dp[i][j]
-				if !proper {
-					cost++
-				}
-				dp[i+1][j2+1] = min(dp[i+1][j2+1], cost)
-			}
-		}
-	}
-	if dp[n][m] == inf {
-		// Find where it breaks, for the message.
-		last := 0
-		for i := range n + 1 {
-			for j := range m + 1 {
-				if dp[i][j] < inf {
-					last = i
-				}
-			}
-		}
-		return 0, fmt.Errorf("wrong or lost card: no alignment of %d reads with %d draws gets past draw %d (%v)", m, n, last, drawn[min(last, n-1)])
-	}
-	return dp[n][m], nil
+	return malformed, nil
 }
 
 // TestAuditCatches: the audit itself fails on a wrong card, a lost card and a doubled card.
@@ -366,7 +328,8 @@ func TestAuditCatches(t *testing.T) {
 		want  int
 	}{
 		{"clean", []readershoe.Read{cardRead("4d"), cardRead("4d"), cardRead("3d")}, true, 0},
-		{"one malformed in two pieces", []readershoe.Read{bad, bad, cardRead("4d"), cardRead("3d")}, true, 1},
+		{"one malformed", []readershoe.Read{bad, cardRead("4d"), cardRead("3d")}, true, 1},
+		{"one draw, two reads", []readershoe.Read{bad, bad, cardRead("4d"), cardRead("3d")}, false, 0},
 		{"wrong card", []readershoe.Read{cardRead("4d"), cardRead("5d"), cardRead("3d")}, false, 0},
 		{"lost card", []readershoe.Read{cardRead("4d"), cardRead("3d")}, false, 0},
 		{"doubled card", []readershoe.Read{cardRead("4d"), cardRead("4d"), cardRead("4d"), cardRead("3d")}, false, 0},
