@@ -240,6 +240,11 @@ var roundCases = []roundCase{
 	{name: "option-soft17-hit",
 		in:   `{"game":"blackjack","rules":"classic","cards":["Td","6s","8h","Ac","Th"],"bets":[{"seat":1,"spot":"main","amount":100}],"decisions":{"1":["S"]},"options":{"soft17":"hit"}}`,
 		want: "1/main/0=+100", used: 5},
+	// The original bet only, without a peek: the first live hand loses its original stake, the
+	// double and the other split hand are returned.
+	{name: "option-original-bet-only-without-peek",
+		in:   `{"game":"blackjack","rules":"enhc","cards":["8s","Td","8h","3c","9d","Tc","Ah"],"bets":[{"seat":1,"spot":"main","amount":100}],"decisions":{"1":["P","D","S"]},"options":{"dealer-blackjack-takes":"original"}}`,
+		want: "1/main/0=-100 1/main/1=0", used: 7},
 	{name: "option-cited-in-error",
 		in:      `{"game":"blackjack","rules":"enhc","cards":["7s","6c","5h","Td"],"bets":[{"seat":1,"spot":"main","amount":100}],"decisions":{"1":["D"]},"options":{"double":"10-11"}}`,
 		wantErr: "D: double only on first two cards totalling 10 or 11, not 12 (table option double=10-11)"},
