@@ -55,6 +55,16 @@ func (c Category) String() string {
 // MarshalText writes the category's name.
 func (c Category) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
 
+// UnmarshalText reads a category name (ParseCategory).
+func (c *Category) UnmarshalText(b []byte) error {
+	v, err := ParseCategory(string(b))
+	if err != nil {
+		return err
+	}
+	*c = v
+	return nil
+}
+
 // ParseCategory reads a category name as String writes it ("full house"); "-" and "_" may stand
 // for the spaces ("full-house").
 func ParseCategory(s string) (Category, error) {
