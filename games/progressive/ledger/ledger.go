@@ -169,7 +169,9 @@ func entry(tx *sql.Tx, pool, table, round string, seat int, kind, account string
 func (l *Ledger) Close() error { return l.db.Close() }
 
 // String names the ledger for logs.
-func (l *Ledger) String() string { return fmt.Sprintf("progressive ledger %s (%s)", l.cfg.Pool, l.path) }
+func (l *Ledger) String() string {
+	return fmt.Sprintf("progressive ledger %s (%s)", l.cfg.Pool, l.path)
+}
 
 // State returns the pool's state as last committed.
 func (l *Ledger) State(ctx context.Context) (progressive.State, error) {
