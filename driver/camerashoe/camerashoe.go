@@ -273,7 +273,9 @@ func New(p Pins, opts Opts) (*Dev, error) {
 }
 
 // String names the device.
-func (d *Dev) String() string { return fmt.Sprintf("camera shoe (exit %s, lid %s)", d.pins.Exit, d.pins.Lid) }
+func (d *Dev) String() string {
+	return fmt.Sprintf("camera shoe (exit %s, lid %s)", d.pins.Exit, d.pins.Lid)
+}
 
 // Next returns the next event. It returns ErrHalted after Halt, ErrClosed after Close.
 func (d *Dev) Next(ctx context.Context) (Event, error) {
