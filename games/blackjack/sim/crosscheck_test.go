@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/sabot-tables/sabot/games"
@@ -22,15 +23,19 @@ var crossRounds = flag.Int("cross.rounds", 4000, "random rounds per rule set and
 var variants = []struct {
 	preset string
 	opts   map[string]string
+	rounds int // Challenge 21 round bets
 }{
-	{"classic", nil},
-	{"real21", nil},
-	{"retiro", nil},
-	{"enhc", nil},
-	{"enhc", map[string]string{"resplit-aces": "yes", "hit-split-aces": "yes", "dealer-blackjack-takes": "original"}},
-	{"classic", map[string]string{"blackjack-pays": "6:5", "soft17": "hit", "max-hands": "4", "surrender": "none"}},
-	{"retiro", map[string]string{"double": "none", "split": "rank", "max-hands": "2", "blackjack-at-once": "yes"}},
-	{"real21", map[string]string{"hole-card": "yes", "peek": "yes", "double-after-split": "yes", "even-money": "no", "insurance": "yes"}},
+	{"classic", nil, 0},
+	{"real21", nil, 0},
+	{"retiro", nil, 0},
+	{"enhc", nil, 0},
+	{"enhc", map[string]string{"resplit-aces": "yes", "hit-split-aces": "yes", "dealer-blackjack-takes": "original"}, 0},
+	{"classic", map[string]string{"blackjack-pays": "6:5", "soft17": "hit", "max-hands": "4", "surrender": "none"}, 0},
+	{"retiro", map[string]string{"double": "none", "split": "rank", "max-hands": "2", "blackjack-at-once": "yes"}, 0},
+	{"real21", map[string]string{"hole-card": "yes", "peek": "yes", "double-after-split": "yes", "even-money": "no", "insurance": "yes"}, 0},
+	{"challenge21", nil, 2},
+	{"challenge21", nil, 3},
+	{"challenge21", map[string]string{"dealer-blackjack-takes": "original", "even-money": "no"}, 3},
 }
 
 // randomPlayer takes any allowed action, favouring hits so that long hands and the seven-card
@@ -53,11 +58,18 @@ func TestCrossCheck(t *testing.T) {
 	for vi, v := range variants {
 		for _, player := range []string{"basic", "random"} {
 			name := v.preset
+			if v.rounds > 0 {
+				name += strconv.Itoa(v.rounds)
+			}
 			for _, k := range slices.Sorted(maps.Keys(v.opts)) {
 				name += "," + k + "=" + v.opts[k]
 			}
 			t.Run(name+"/"+player, func(t *testing.T) {
-				r, err := blackjack.Preset(v.preset)
+				preset := v.preset
+				if v.rounds > 0 {
+					preset = "enhc"
+				}
+				r, err := blackjack.Preset(preset)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -66,6 +78,7 @@ func TestCrossCheck(t *testing.T) {
 				}
 				rnd := rand.New(rand.NewPCG(uint64(vi), 7))
 				cfg := sim.DefaultConfig(r, 8)
+				cfg.Rounds = v.rounds
 				if player == "random" {
 					cfg.Choose = randomPlayer(rnd)
 				}
@@ -94,10 +107,21 @@ func TestCrossCheck(t *testing.T) {
 					in := games.RoundInput{Game: blackjack.GameBlackjack, Rules: v.preset, Options: v.opts,
 						Bets:      []games.Bet{{Seat: 1, Spot: blackjack.SpotMain, Amount: unitCents}},
 						Decisions: map[string][]string{"1": dec}}
+					if v.rounds > 0 {
+						in.Game, in.Rules, in.Bets = blackjack.GameChallenge21, "", nil
+						for k := 1; k <= v.rounds; k++ {
+							in.Bets = append(in.Bets, games.Bet{Seat: 1, Spot: "round" + strconv.Itoa(k), Amount: unitCents})
+						}
+					}
 					for _, c := range cards[:used] {
 						in.Cards = append(in.Cards, c.String())
 					}
-					e, err := blackjack.New(games.Config{Game: blackjack.GameBlackjack, Rules: v.preset, Decks: 8, Options: v.opts})
+					var e *blackjack.Engine
+					if v.rounds > 0 {
+						e, err = blackjack.NewChallenge21(games.Config{Decks: 8, Options: v.opts})
+					} else {
+						e, err = blackjack.New(games.Config{Game: blackjack.GameBlackjack, Rules: v.preset, Decks: 8, Options: v.opts})
+					}
 					if err != nil {
 						t.Fatal(err)
 					}

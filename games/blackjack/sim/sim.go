@@ -25,6 +25,9 @@ type Config struct {
 	Seed uint64
 	// Strategy is the player's; nil generates basic strategy for Rules and Decks.
 	Strategy *strategy.Strategy
+	// Rounds is 0 or 1 for blackjack, 2 or 3 for Challenge 21 with that many round bets: one
+	// hand against as many dealer rounds drawn from the same first card (RULES.md §4).
+	Rounds int
 	// Choose, when set, plays instead of Strategy: any player (a random one in the tests, a
 	// what-if in an analysis). It must return one of the allowed actions.
 	Choose func(total int, soft bool, pair, up int, allowed strategy.Allowed) strategy.Action
@@ -39,7 +42,7 @@ func DefaultConfig(r blackjack.Rules, decks int) Config {
 // Stats are the counts of a simulation. Money is in units of 1/Unit of the initial bet.
 type Stats struct {
 	Rounds int64
-	Unit   int64 // the initial bet, in the units of Net
+	Unit   int64 // the initial stake (every round bet in Challenge 21), in the units of Net
 	Net    int64 // sum of the rounds' nets (player's view)
 	NetSq  int64 // sum of the squares of the rounds' nets
 	Action int64 // everything staked, doubles and splits included
@@ -175,7 +178,8 @@ type Sim struct {
 	fixed  bool // PlayRound: the shoe is the caller's cards
 	short  bool // PlayRound ran out of cards
 	rng    rng
-	unit   int64
+	unit   int64 // one bet (main, or one Challenge 21 round)
+	nround int
 	hands  [8]hand
 	nh     int
 	dealer [24]card.Card
@@ -203,6 +207,10 @@ func New(cfg Config) (*Sim, error) {
 	if behind < 10 || cfg.Burn < 0 || behind+cfg.Burn > total-10 {
 		return nil, fmt.Errorf("sim: %d cards behind the cut card and %d burned in a %d-card shoe: the cut must leave at least 10 cards at either end (RULES.md §1)", behind, cfg.Burn, total)
 	}
+	nround := max(cfg.Rounds, 1)
+	if nround > 3 || nround > 1 && (cfg.Rules.HoleCard || cfg.Rules.Promotions) {
+		return nil, fmt.Errorf("sim: Challenge 21 plays 2 or 3 rounds without a hole card or prizes (RULES.md §4)")
+	}
 	st := cfg.Strategy
 	if st == nil {
 		var err error
@@ -211,17 +219,18 @@ func New(cfg Config) (*Sim, error) {
 		}
 	}
 	s := &Sim{r: cfg.Rules, strat: st, choose: cfg.Choose, cut: total - behind, burn: cfg.Burn, rng: rng{cfg.Seed},
-		unit: 2 * cfg.Rules.BlackjackDen}
+		unit: 2 * cfg.Rules.BlackjackDen, nround: nround}
 	s.shoe = make([]card.Card, 0, total)
 	for range cfg.Decks {
 		s.shoe = append(s.shoe, card.Deck()...)
 	}
 	s.pos = len(s.shoe) // shuffle before the first round
-	s.st.Unit = s.unit
+	s.st.Unit = s.unit * int64(nround)
 	return s, nil
 }
 
-// Unit returns the initial bet in the units of a round's net.
+// Unit returns one bet (the main bet, or one Challenge 21 round bet) in the units of a round's
+// net.
 func (s *Sim) Unit() int64 { return s.unit }
 
 // Stats returns the counts so far.
@@ -334,8 +343,10 @@ func (s *Sim) round() int64 {
 	}
 	// Insurance and even money (RULES.md §4), always declined by basic strategy.
 	if upv == 1 && h0.prize == blackjack.NoPrize {
-		if h0.natural && r.EvenMoney || !(h0.natural && r.EvenMoney) && r.Insurance && s.unit/2 > 0 {
-			s.decide(blackjack.CodeDecline)
+		for range s.nround { // Challenge 21: once per round bet
+			if h0.natural && r.EvenMoney || !(h0.natural && r.EvenMoney) && r.Insurance && s.unit/2 > 0 {
+				s.decide(blackjack.CodeDecline)
+			}
 		}
 	}
 	if r.Peek && r.HoleCard && aceOrTen(upv) && blackjack.Natural(up, s.dealer[1]) {
@@ -385,8 +396,23 @@ func (s *Sim) round() int64 {
 			}
 		}
 	}
+	if s.nround > 1 {
+		return s.challengeRounds()
+	}
 	s.dealerPlays()
 	return s.settle()
+}
+
+// challengeRounds plays and settles the dealer's Challenge 21 rounds: each starts again from the
+// dealer's first card (RULES.md §4).
+func (s *Sim) challengeRounds() int64 {
+	var net int64
+	for range s.nround {
+		s.nd = 1
+		s.dealerPlays()
+		net += s.settle()
+	}
+	return net
 }
 
 // allowed mirrors the engine's forbid.
