@@ -455,6 +455,9 @@ func (m *Machine) openRound(o *out, bets []games.Bet) error {
 	m.bets = bets
 	m.phase = InRound
 	o.add(tablebus.Event{Type: tablebus.RoundOpened, Game: m.game, Bets: bets})
+	if m.eng.Need().Kind == games.NeedDone { // nobody plays: the round needs no card
+		return m.finishRound(o)
+	}
 	return nil
 }
 

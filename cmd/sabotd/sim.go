@@ -182,6 +182,9 @@ func (t *simTable) act(ctx context.Context, a shoetest.Action, loop *shoe.Loop) 
 		t.shoe.Load(stack)
 		return loop.Do(ctx, shoe.CutCardPlaced{Behind: a.Behind, Dealer: t.dealer.ID, Time: now})
 	case shoetest.Draw:
+		if t.shoe.Remaining() == 0 && len(t.pack) == 0 {
+			t.pack = t.shuffler.TakeOutput() // poker: no cut, no stop card
+		}
 		if len(t.pack) > 0 { // a pack without a stop card (poker) goes into the shoe as it is
 			var stack []readershoetest.Item
 			for _, c := range t.pack {
@@ -214,7 +217,11 @@ func (t *simTable) act(ctx context.Context, a shoetest.Action, loop *shoe.Loop) 
 	case shoetest.Manage:
 		return loop.Do(ctx, shoe.TableAction{Action: a.Manage, Dealer: t.dealer.ID, Time: now})
 	case shoetest.Count:
-		t.shuffler.Insert(t.shoe.Unload())
+		if len(t.pack) == 0 && t.shoe.Remaining() == 0 {
+			t.pack = t.shuffler.TakeOutput() // a poker round nobody played: the pack was never dealt
+		}
+		t.shuffler.Insert(append(t.shoe.Unload(), t.pack...))
+		t.pack = nil
 		return loop.Do(ctx, shoe.CountLeft{})
 	}
 	return nil

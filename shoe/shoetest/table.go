@@ -132,6 +132,12 @@ func (t *Table) act() ([]tablebus.Event, error) {
 		// The daemon shuffles as soon as the cards are verified.
 		t.Dealer.Rng.Shuffle(len(t.tray), func(i, j int) { t.tray[i], t.tray[j] = t.tray[j], t.tray[i] })
 		more, err := t.step(shoe.ShuffleDone{Cards: len(t.tray), By: "shuffler", Time: t.Clock})
+		if t.Dealer.Proc.BehindMax == 0 { // poker: no cut, no stop card: the pack goes in the shoe
+			for _, c := range t.tray {
+				t.stack = append(t.stack, Item{Card: c})
+			}
+			t.tray = nil
+		}
 		return append(evs, more...), err
 	case Cut:
 		t.tray = append(t.tray[a.At:], t.tray[:a.At]...)
@@ -149,12 +155,6 @@ func (t *Table) act() ([]tablebus.Event, error) {
 	case Draw:
 		if t.M.Phase() == shoe.Between && t.M.Left() == 0 {
 			return nil, ErrStuck
-		}
-		if len(t.stack) == 0 && len(t.tray) > 0 { // poker: no stop card, the pack goes to the shoe
-			for _, c := range t.tray {
-				t.stack = append(t.stack, Item{Card: c})
-			}
-			t.tray = nil
 		}
 		if len(t.stack) == 0 {
 			return nil, fmt.Errorf("shoetest: the shoe is empty and the table wants a card")
