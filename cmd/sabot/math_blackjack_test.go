@@ -27,6 +27,26 @@ func TestMathBlackjack(t *testing.T) {
 	}
 }
 
+func TestMathChallenge21(t *testing.T) {
+	var out, errb bytes.Buffer
+	err := run(context.Background(), []string{"math", "challenge21", "--bets", "2", "--rounds", "2e4", "--workers", "1"}, nil, &out, &errb)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	for _, want := range []string{"PAR SHEET: challenge21, 2 round bets, enhc rules, 6 decks", "all 2 round bets together", "INSURANCE"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "perfect pairs") {
+		t.Errorf("challenge21 sheet shows perfect pairs, which it has no spot for")
+	}
+	err = run(context.Background(), []string{"math", "challenge21", "--bets", "4"}, nil, &out, &errb)
+	if err == nil || !strings.Contains(err.Error(), "math challenge21: --bets 4: a box places 2 or 3 round bets (RULES.md §4)") {
+		t.Errorf("--bets 4: %v", err)
+	}
+}
+
 func TestMathBlackjackErrors(t *testing.T) {
 	for _, tc := range []struct {
 		args []string

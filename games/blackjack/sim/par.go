@@ -33,6 +33,8 @@ type PAROptions struct {
 	Burn    int // cards burned per shoe
 	Seed    uint64
 	Workers int
+	// Bets is 2 or 3 for Challenge 21 (its round bets), 0 for blackjack.
+	Bets int
 }
 
 // PAR is a PAR sheet: the main game's figures from simulation, the side bets' and insurance's
@@ -51,7 +53,7 @@ func BuildPAR(ctx context.Context, o PAROptions) (*PAR, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := Config{Rules: o.Rules, Decks: o.Decks, Behind: o.Behind, Burn: o.Burn, Seed: o.Seed, Strategy: st}
+	cfg := Config{Rules: o.Rules, Decks: o.Decks, Behind: o.Behind, Burn: o.Burn, Seed: o.Seed, Strategy: st, Rounds: o.Bets}
 	if _, err := New(cfg); err != nil { // validates the shoe before any goroutine starts
 		return nil, err
 	}
@@ -121,16 +123,29 @@ func (p *PAR) Write(w io.Writer) error {
 	line := func(label, format string, a ...any) {
 		fmt.Fprintf(&b, "  %-40s %s\n", label, fmt.Sprintf(format, a...))
 	}
-	fmt.Fprintf(&b, "PAR SHEET: blackjack, rules %s, %d decks\n\n", o.Name, o.Decks)
+	c21 := o.Bets > 1
+	if c21 {
+		fmt.Fprintf(&b, "PAR SHEET: challenge21, %d round bets, %s rules, %d decks\n\n", o.Bets, o.Name, o.Decks)
+	} else {
+		fmt.Fprintf(&b, "PAR SHEET: blackjack, rules %s, %d decks\n\n", o.Name, o.Decks)
+	}
 	fmt.Fprintf(&b, "Rules (RULES.md §4)\n  %s\n", r)
 	fmt.Fprintf(&b, "Shoe (RULES.md §1)\n  %d cards, cut card %d cards from the end (%.1f%% dealt), %d burned per shoe\n", total, behind, 100*float64(total-behind)/float64(total), o.Burn)
 	fmt.Fprintf(&b, "Player\n  one box, basic strategy generated for these rules (chart below);\n  insurance and even money declined; real21 prizes not chased\n")
 	fmt.Fprintf(&b, "Simulation\n  %d rounds in %d shoes, seed %d, workers %d\n\n", m.Rounds, m.Shoes, o.Seed, o.Workers)
 
-	fmt.Fprintf(&b, "MAIN GAME (per initial bet)\n")
+	if c21 {
+		fmt.Fprintf(&b, "  Challenge 21: one hand against %d dealer rounds drawn from the dealer's first card\n\n", o.Bets)
+		fmt.Fprintf(&b, "MAIN GAME (per initial stake: all %d round bets together)\n", o.Bets)
+	} else {
+		fmt.Fprintf(&b, "MAIN GAME (per initial bet)\n")
+	}
 	line("house edge", "%s ± %s (95%% confidence)", pct(m.Edge()), pct(m.CI95()))
 	line("return to player", "%s", pct(1-m.Edge()))
 	line("standard deviation per round", "%.4f", m.SD())
+	if c21 {
+		line("  the same, in single round bets", "%.4f", m.SD()*float64(o.Bets))
+	}
 	if m.Action > 0 {
 		line("edge per amount wagered", "%s (average stake %.4f initial bets)", pct(-float64(m.Net)/float64(m.Action)), float64(m.Action)/float64(m.Unit)/float64(m.Rounds))
 	}
@@ -175,22 +190,24 @@ func (p *PAR) Write(w io.Writer) error {
 		line("cost of the prizes to the house", "%s ± %s (same shoes, 95%%)", pct(pr.Diff), pct(pr.CI95))
 	}
 
-	fmt.Fprintf(&b, "\nSIDE BET: perfect pairs 25:1 / 12:1 / 6:1 (seed 000), exact, fresh shoe\n")
-	pp, cp, mp, all := PerfectPairsCounts(o.Decks)
-	line("perfect pair (same rank and suit)", "%d / %d = %.6f", pp, all, float64(pp)/float64(all))
-	line("coloured pair (same colour)", "%d / %d = %.6f", cp, all, float64(cp)/float64(all))
-	line("mixed pair (different colour)", "%d / %d = %.6f", mp, all, float64(mp)/float64(all))
-	line("house edge", "%s", ratPct(PerfectPairsEdge(o.Decks)))
-	if m.Rounds > 0 {
-		var won, lost int64
-		for i, n := range m.Pairs {
-			if i == int(blackjack.NoPair) {
-				lost += n
-				continue
+	if !c21 { // RULES.md §8: Challenge 21 has no perfect-pairs spot
+		fmt.Fprintf(&b, "\nSIDE BET: perfect pairs 25:1 / 12:1 / 6:1 (seed 000), exact, fresh shoe\n")
+		pp, cp, mp, all := PerfectPairsCounts(o.Decks)
+		line("perfect pair (same rank and suit)", "%d / %d = %.6f", pp, all, float64(pp)/float64(all))
+		line("coloured pair (same colour)", "%d / %d = %.6f", cp, all, float64(cp)/float64(all))
+		line("mixed pair (different colour)", "%d / %d = %.6f", mp, all, float64(mp)/float64(all))
+		line("house edge", "%s", ratPct(PerfectPairsEdge(o.Decks)))
+		if m.Rounds > 0 {
+			var won, lost int64
+			for i, n := range m.Pairs {
+				if i == int(blackjack.NoPair) {
+					lost += n
+					continue
+				}
+				won += n * blackjack.Pair(i).Pays()
 			}
-			won += n * blackjack.Pair(i).Pays()
+			line("simulated (cut-card shoes)", "%s", pct(float64(lost-won)/float64(m.Rounds)))
 		}
-		line("simulated (cut-card shoes)", "%s", pct(float64(lost-won)/float64(m.Rounds)))
 	}
 	if r.Insurance || r.EvenMoney {
 		fmt.Fprintf(&b, "\nINSURANCE 2:1 against an ace, exact, fresh shoe\n")

@@ -39,13 +39,17 @@ func TestPerfectPairsExact(t *testing.T) {
 // TestPARGolden checks the PAR sheet's layout and its figures for a small fixed simulation
 // (one worker and a seed make it repeat exactly).
 func TestPARGolden(t *testing.T) {
-	for _, name := range []string{"reference", "real21"} {
+	for _, name := range []string{"reference", "real21", "challenge21"} {
 		t.Run(name, func(t *testing.T) {
-			r := blackjack.Reference()
-			if name != "reference" {
+			r, bets := blackjack.Reference(), 0
+			switch name {
+			case "challenge21":
+				r, _ = blackjack.Preset("enhc")
+				bets = 3
+			case "real21":
 				r, _ = blackjack.Preset(name)
 			}
-			p, err := BuildPAR(context.Background(), PAROptions{Name: name, Rules: r, Decks: 6, Rounds: 20000, Burn: 1, Seed: 1, Workers: 1})
+			p, err := BuildPAR(context.Background(), PAROptions{Name: name, Rules: r, Decks: 6, Rounds: 20000, Burn: 1, Seed: 1, Workers: 1, Bets: bets})
 			if err != nil {
 				t.Fatal(err)
 			}
