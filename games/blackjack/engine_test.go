@@ -439,3 +439,52 @@ func TestDecks(t *testing.T) {
 		t.Errorf("challenge21 accepted a hole card")
 	}
 }
+
+// TestHoleCardHidden checks RULES.md §1 "Hidden cards": nothing the engine says names the hole
+// card before the step that reveals it.
+func TestHoleCardHidden(t *testing.T) {
+	for _, preset := range []string{"classic", "retiro"} {
+		e := mustEngine(t, preset, main(1, 100), main(2, 100))
+		var said []string
+		for _, c := range []string{"Td", "5s", "9c", "7h", "6d", "Qh"} { // hole card Qh
+			st, err := e.Card(card.MustParse(c))
+			if err != nil {
+				t.Fatal(err)
+			}
+			said = append(said, st.Say...)
+		}
+		if n := e.Need(); n.Kind != games.NeedDecision {
+			t.Fatalf("%s: need %v", preset, n)
+		}
+		st1, _ := e.Decide(1, "S")
+		said = append(said, st1.Say...)
+		for _, s := range said {
+			if strings.Contains(s, "Qh") {
+				t.Errorf("%s: %q names the hole card before it is turned up", preset, s)
+			}
+		}
+		st2, err := e.Decide(2, "S")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(st2.Reveal, []int{5}) || !strings.Contains(strings.Join(st2.Say, "; "), "hole card Qh") {
+			t.Errorf("%s: reveal step %+v", preset, st2)
+		}
+	}
+}
+
+// TestBlackjackAtOnce checks the table's last row: a blackjack against a non-ten, non-ace up
+// card is paid at once under enhc and real21, and waits for the end under retiro and classic.
+func TestBlackjackAtOnce(t *testing.T) {
+	for preset, want := range map[string]bool{"enhc": true, "real21": true, "retiro": false, "classic": false} {
+		e := mustEngine(t, preset, main(1, 100), main(2, 100))
+		steps := feed(t, e, "As 9s 7d Kh 9h")
+		if preset == "classic" || preset == "retiro" {
+			steps = append(steps, feed(t, e, "2c")...)
+		}
+		last := strings.Join(steps[len(steps)-1].Say, "; ")
+		if got := strings.Contains(last, "seat 1 blackjack paid 3:2 at once"); got != want {
+			t.Errorf("%s: %q; paid at once %v, want %v", preset, last, got, want)
+		}
+	}
+}

@@ -123,6 +123,9 @@ var roundCases = []roundCase{
 		in:   `{"game":"blackjack","rules":"real21","cards":["Ts","Ah","9d","Kc"],"bets":[{"seat":1,"spot":"main","amount":100}],"decisions":{"1":["S"]}}`,
 		want: "1/main/0=-100", used: 4},
 	// The jack-of-spades prize is paid at once, even against an ace and without an offer.
+	{name: "real21-split-aces-one-card-each",
+		in:   `{"game":"blackjack","rules":"real21","cards":["As","5c","Ad","9h","2c","Kd","7s"],"bets":[{"seat":1,"spot":"main","amount":100}],"decisions":{"1":["P"]}}`,
+		want: "1/main/0=+100 1/main/1=+100", used: 7},
 	{name: "real21-prize-jack-of-spades",
 		in:   `{"game":"blackjack","rules":"real21","cards":["As","Ah","Js"],"bets":[{"seat":1,"spot":"main","amount":100}]}`,
 		want: "1/main/0=+400", used: 3},
@@ -169,6 +172,12 @@ var roundCases = []roundCase{
 		in:   `{"game":"blackjack","rules":"retiro","cards":["8s","Ts","8h","Ad","2c","Tc","9c"],"bets":[{"seat":1,"spot":"main","amount":100}],"decisions":{"1":["P","D","S"]}}`,
 		want: "1/main/0=-200 1/main/1=-100", used: 7},
 
+	{name: "retiro-dealer-stands-soft-17",
+		in:   `{"game":"blackjack","rules":"retiro","cards":["Td","6s","8h","Ac"],"bets":[{"seat":1,"spot":"main","amount":100}],"decisions":{"1":["S"]}}`,
+		want: "1/main/0=+100", used: 4},
+	{name: "retiro-resplit-by-value-to-three-hands",
+		in:   `{"game":"blackjack","rules":"retiro","cards":["Kh","6c","Td","Tc","Qd","9s","8c","7d","9h"],"bets":[{"seat":1,"spot":"main","amount":100}],"decisions":{"1":["P","P","S","S","S"]}}`,
+		want: "1/main/0=+100 1/main/1=+100 1/main/2=+100", used: 9},
 	// ---- enhc (seed 000): no hole card, S17, split by value to 4, DAS, surrender but not
 	// against an ace, insurance, even money, a dealer blackjack takes every bet, blackjack
 	// paid at once.
@@ -178,6 +187,15 @@ var roundCases = []roundCase{
 	{name: "enhc-surrender-against-ten",
 		in:   `{"game":"blackjack","rules":"enhc","cards":["Ts","Td","6s"],"bets":[{"seat":1,"spot":"main","amount":100}],"decisions":{"1":["R"]}}`,
 		want: "1/main/0=-50", used: 3},
+	{name: "enhc-dealer-stands-soft-17",
+		in:   `{"game":"blackjack","rules":"enhc","cards":["Td","6s","8h","Ac"],"bets":[{"seat":1,"spot":"main","amount":100}],"decisions":{"1":["S"]}}`,
+		want: "1/main/0=+100", used: 4},
+	{name: "enhc-even-money",
+		in:   `{"game":"blackjack","rules":"enhc","cards":["As","Ah","Kd"],"bets":[{"seat":1,"spot":"main","amount":100}],"decisions":{"1":["E"]}}`,
+		want: "1/main/0=+100", used: 3},
+	{name: "enhc-resplit-by-value-to-three-hands",
+		in:   `{"game":"blackjack","rules":"enhc","cards":["Kh","6c","Td","Qd","9s","8c","7d","Tc","9h"],"bets":[{"seat":1,"spot":"main","amount":100}],"decisions":{"1":["P","P","S","S","S"]}}`,
+		want: "1/main/0=+100 1/main/1=+100 1/main/2=+100", used: 9},
 	{name: "enhc-insurance-dealer-blackjack",
 		in:   `{"game":"blackjack","rules":"enhc","cards":["Td","Ac","9h","Kc"],"bets":[{"seat":1,"spot":"main","amount":100}],"decisions":{"1":["I","S"]}}`,
 		want: "1/insurance/0=+100 1/main/0=-100", used: 4},
