@@ -4,6 +4,7 @@
 //
 //	driver/shuffler       the shuffler: binary frames, CRC-16, ACK/NAK, retransmission
 //	driver/readershoe     the card-reading shoe: Bee-Tek ASCII lines over RS-232
+//	driver/camerashoe     the camera shoe's sensors, buttons and LED over GPIO (periph)
 //
 // Drivers import the card type (shoe/card) and nothing else from the module: never shoe, vision,
 // games or tablebus (STYLE.md: data flows driver → shoe → tablebus → games).

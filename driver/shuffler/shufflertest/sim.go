@@ -392,6 +392,7 @@ func (s *Sim) sendLoop() {
 			}
 			s.line.Write(b)
 			t := time.NewTimer(s.opts.AckTimeout)
+		wait:
 			select {
 			case a := <-s.ack:
 				acked = a.Cmd == shuffler.CmdAck
@@ -400,6 +401,9 @@ func (s *Sim) sendLoop() {
 				}
 			case <-t.C:
 			case <-s.kick: // a new host: stop sending the old one's frames
+				if s.current(q) {
+					goto wait // this frame is the new host's: keep waiting for its ACK
+				}
 			case <-s.done:
 				t.Stop()
 				return
