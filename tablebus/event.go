@@ -87,6 +87,12 @@ type Event struct {
 	Device  string             `json:"device,omitempty"`
 	State   string             `json:"state,omitempty"`
 	Hidden  bool               `json:"hidden,omitempty"` // public feed: this card is face down
+
+	// The seal (seal.go), present on the wire only: the previous payload's hash, the signing
+	// key's id and the signature. Always the last three members of a wire payload.
+	Prev string `json:"prev,omitempty"`
+	Kid  string `json:"kid,omitempty"`
+	Sig  string `json:"sig,omitempty"`
 }
 
 // Manual records a card entered by hand (RULES.md §1 "Misread": who and when).
@@ -123,8 +129,10 @@ func (e Event) Public() Event {
 	return e
 }
 
-// Marshal encodes the event as its wire payload: compact JSON with the fields in a fixed order.
+// Marshal encodes the event as compact JSON with the fields in a fixed order, without its seal:
+// the body that the journal keeps and that a Signer seals into the wire payload.
 func (e Event) Marshal() ([]byte, error) {
+	e.Prev, e.Kid, e.Sig = "", "", ""
 	b, err := json.Marshal(e)
 	if err != nil {
 		return nil, fmt.Errorf("tablebus: encoding %s event %d: %w", e.Type, e.Seq, err)

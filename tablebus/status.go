@@ -10,18 +10,29 @@ import (
 	"github.com/sabot-tables/sabot/shoe/card"
 )
 
-// Status is the retained birth/death message on Topics.Status. The daemon publishes it online
-// when it connects; the broker publishes the offline copy as the daemon's last will when the
-// connection dies. Session increases with every connection, so a consumer can tell a restarted
-// daemon from a live one.
+// Status is the retained birth/death message on Topics.Status (Sparkplug B's NBIRTH/NDEATH
+// idea, in JSON, at QoS 1 and retained). The daemon publishes it online when it connects; the
+// broker publishes the offline copy, registered as the connection's last will, when the
+// connection dies. Session increases with every daemon start (persisted in the journal) and
+// Conn with every connection attempt within a session (Sparkplug's bdSeq), so (Session, Conn)
+// orders births and deaths: a consumer ignores a death older than the birth it holds (a will
+// can overtake a rebirth). Status messages are sealed like events, without a chain.
 type Status struct {
 	V       int       `json:"v"`
 	Table   string    `json:"table"`
 	Online  bool      `json:"online"`
 	Session uint64    `json:"session"`
+	Conn    uint64    `json:"conn,omitempty"`
 	Game    string    `json:"game,omitempty"`
 	Seq     uint64    `json:"seq"` // the last event's seq at the time of the message
 	TS      time.Time `json:"ts"`
+	Kid     string    `json:"kid,omitempty"`
+	Sig     string    `json:"sig,omitempty"`
+}
+
+// Before reports whether s is an older connection of the daemon than t.
+func (s Status) Before(t Status) bool {
+	return s.Session < t.Session || s.Session == t.Session && s.Conn < t.Conn
 }
 
 // Command is a message on Topics.Commands: the dealer terminal (or a simulator) asking the
@@ -40,6 +51,11 @@ type Command struct {
 	Reason string      `json:"reason,omitempty"` // void
 	Action string      `json:"action,omitempty"` // table: the chemin de fer bank's "withdraw", "accept", …
 	Amount int64       `json:"amount,omitempty"` // table
+	// The seal: when it was signed (a command further than CommandWindow from the daemon's
+	// clock is refused), the signing key's id and the signature (seal.go).
+	TS  time.Time `json:"ts,omitzero"`
+	Kid string    `json:"kid,omitempty"`
+	Sig string    `json:"sig,omitempty"`
 }
 
 // The commands a daemon accepts.

@@ -1,0 +1,225 @@
+package consumer_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sabot-tables/sabot/tablebus"
+	"github.com/sabot-tables/sabot/tablebus/bustest"
+	"github.com/sabot-tables/sabot/tablebus/consumer"
+)
+
+// msg is one message as the broker delivers it.
+type msg struct {
+	topic   string
+	payload []byte
+}
+
+// feed seals events 1..n of T1's secure feed.
+func feed(f *bustest.Floor, n int) []msg {
+	ch := f.NewChain("T1", tablebus.Secure)
+	var out []msg
+	for i := 1; i <= n; i++ {
+		out = append(out, msg{ch.Topic, ch.Seal(bustest.Event("T1", uint64(i)))})
+	}
+	return out
+}
+
+// summary says what the outputs were, one word each: d3 (delivered 3), A:forged, R2-4 (replay),
+// K5 (ack), S:online.
+func summary(outs []consumer.Output) []string {
+	var s []string
+	for _, o := range outs {
+		switch {
+		case o.Delivery != nil:
+			s = append(s, fmt.Sprintf("d%d", o.Delivery.Seq))
+		case o.Alarm != nil:
+			s = append(s, "A:"+o.Alarm.Code)
+		case o.Replay != nil:
+			s = append(s, fmt.Sprintf("R%d-%d", o.Replay.From, o.Replay.To))
+		case o.Ack != nil:
+			s = append(s, fmt.Sprintf("K%d", o.Ack.Seq))
+		case o.State != nil:
+			st := "offline"
+			if o.State.Online {
+				st = "online"
+			}
+			s = append(s, fmt.Sprintf("S:%s:%d.%d", st, o.State.Session, o.State.Conn))
+		}
+	}
+	return s
+}
+
+func altered(p []byte) []byte {
+	q := slices.Clone(p)
+	i := strings.Index(string(q), `"event `)
+	q[i+7] = '9' // "event 2" → "event 9": one byte of the body
+	return q
+}
+
+func TestConsumer(t *testing.T) {
+	f := bustest.NewFloor(t, "T1", "T2")
+	ev := feed(f, 6)
+	t0 := bustest.Epoch.Add(time.Hour)
+
+	// Another event 2, validly signed, different bytes: equivocation by the key's holder.
+	other := bustest.Event("T1", 2)
+	other.Say = []string{"another event 2"}
+	ch := f.NewChain("T1", tablebus.Secure)
+	ch.Seal(bustest.Event("T1", 1))
+	equivocal := ch.Seal(other)
+	// Event 3 chained to the other event 2: signed, but not after the event 2 delivered.
+	brokenChain := ch.Seal(bustest.Event("T1", 3))
+	// T2's key signing T1's event on T1's topic.
+	t2 := &bustest.Chain{Signer: f.Tables["T2"], Topic: ev[0].topic}
+	wrongKey := t2.Seal(bustest.Event("T1", 1))
+	// T1's event 1 sealed for the public topic, replayed on the secure topic.
+	pub := f.NewChain("T1", tablebus.Public)
+	wrongTopic := pub.Seal(bustest.Event("T1", 1))
+	unsigned, _ := bustest.Event("T1", 1).Marshal()
+
+	type step struct {
+		m    *msg          // a message at time t0 + at
+		tick time.Duration // or a tick at t0 + tick
+		want []string
+	}
+	at := func(m msg, want ...string) step { return step{m: &m, want: want} }
+	tick := func(d time.Duration, want ...string) step { return step{tick: d, want: want} }
+	topic := ev[0].topic
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{"in order", []step{at(ev[0], "d1"), at(ev[1], "d2"), at(ev[2], "d3")}},
+		{"duplicates dropped", []step{at(ev[0], "d1"), at(ev[0]), at(ev[1], "d2"), at(ev[0]), at(ev[1])}},
+		{"reordered", []step{at(ev[2]), at(ev[1]), at(ev[0], "d1", "d2", "d3"), at(ev[3], "d4")}},
+		{"gap replayed after the reorder timeout", []step{
+			at(ev[0], "d1"), at(ev[2]), at(ev[4]), tick(100*time.Millisecond), tick(300*time.Millisecond, "R2-2"),
+			tick(time.Second), tick(1300*time.Millisecond, "R2-2"), at(ev[1], "d2", "d3"),
+			tick(3*time.Second, "R4-4"), at(ev[3], "d4", "d5"), tick(10*time.Second)}},
+		{"gap alarm", []step{at(ev[0], "d1"), at(ev[2]), tick(300*time.Millisecond, "R2-2"), tick(31*time.Second, "R2-2", "A:gap"), tick(32*time.Second), tick(33*time.Second, "R2-2")}},
+		{"altered byte", []step{at(ev[0], "d1"), at(msg{topic, altered(ev[1].payload)}, "A:forged"), at(ev[1], "d2")}},
+		{"unsigned", []step{at(msg{topic, unsigned}, "A:forged")}},
+		{"truncated", []step{at(msg{topic, ev[0].payload[:len(ev[0].payload)-1]}, "A:forged")}},
+		{"another table's key", []step{at(msg{topic, wrongKey}, "A:key-not-valid")}},
+		{"signed for another topic", []step{at(msg{topic, wrongTopic}, "A:forged")}},
+		{"equivocation after delivery", []step{at(ev[0], "d1"), at(ev[1], "d2"), at(msg{topic, equivocal}, "A:equivocation"), at(ev[2], "d3")}},
+		{"equivocation while held", []step{at(ev[0], "d1"), at(ev[2]), at(ev[1], "d2", "d3"), at(ev[3], "d4")}},
+		{"equivocation in the buffer", []step{at(ev[2]), at(msg{topic, equivocal}), at(ev[1], "A:equivocation"), at(ev[0], "d1", "d2", "A:chain")}},
+		{"broken chain", []step{at(ev[0], "d1"), at(ev[1], "d2"), at(msg{topic, brokenChain}, "A:chain"), at(ev[2], "d3")}},
+		{"foreign topic", []step{at(msg{"sabot/v1/T3/secure/events", ev[0].payload}, "A:foreign-topic"),
+			at(msg{"other/T1/secure/events", ev[0].payload}, "A:foreign-topic"), at(msg{"sabot/v1/T1/public/events", ev[0].payload}, "A:foreign-topic")}},
+		{"oversized", []step{at(msg{topic, make([]byte, tablebus.MaxPayload+1)}, "A:bad-payload")}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := consumer.New(consumer.Options{ID: "engine.E1", Tables: []string{"T1", "T2"}, Feed: tablebus.Secure,
+				Keyring: f.Keyring, From: map[string]uint64{"T1": 0}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, s := range tc.steps {
+				var got []string
+				if s.m != nil {
+					got = summary(c.Receive(s.m.topic, s.m.payload, t0))
+				} else {
+					got = summary(c.Tick(t0.Add(s.tick)))
+				}
+				if !slices.Equal(got, s.want) {
+					t.Fatalf("step %d: got %v, want %v", i, got, s.want)
+				}
+			}
+		})
+	}
+}
+
+func TestConsumerStartsAtFirstEvent(t *testing.T) {
+	f := bustest.NewFloor(t, "T1")
+	ev := feed(f, 5)
+	c, err := consumer.New(consumer.Options{ID: "display.x", Feed: tablebus.Secure, Keyring: f.Keyring})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, i := range []int{2, 3, 1, 4} {
+		got = append(got, summary(c.Receive(ev[i].topic, ev[i].payload, bustest.Epoch))...)
+	}
+	if want := []string{"d3", "d4", "d5"}; !slices.Equal(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	if s := c.Stats()["T1"]; s.Delivered != 3 || s.Duplicates != 1 {
+		t.Fatalf("stats %+v", s)
+	}
+}
+
+func status(t *testing.T, f *bustest.Floor, st tablebus.Status) msg {
+	t.Helper()
+	topic := tablebus.Topics{Table: st.Table}.Status()
+	st.V = tablebus.SchemaVersion
+	if st.TS.IsZero() {
+		st.TS = bustest.Epoch
+	}
+	p, err := tablebus.SealStatus(f.Tables[st.Table], topic, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return msg{topic, p}
+}
+
+func TestConsumerStatusAndKeyring(t *testing.T) {
+	f := bustest.NewFloor(t, "T1")
+	ev := feed(f, 4)
+	t0 := bustest.Epoch.Add(time.Hour)
+	// No keyring pinned: messages wait for the first keyring (trust on first use of its root).
+	c, err := consumer.New(consumer.Options{ID: "engine.E1", Feed: tablebus.Secure, Ack: consumer.AckDelivered, From: map[string]uint64{"T1": 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	krTopic := tablebus.Topics{Table: "T1"}.Keyring()
+	steps := []struct {
+		m    msg
+		want []string
+	}{
+		{status(t, f, tablebus.Status{Table: "T1", Online: true, Session: 3, Conn: 1, Seq: 3}), nil},
+		{ev[0], nil},
+		{msg{krTopic, f.Keyring.Raw()}, []string{"S:online:3.1", "d1"}},
+		{ev[1], []string{"d2"}},
+		// A will from an older connection, published late: ignored.
+		{status(t, f, tablebus.Status{Table: "T1", Online: false, Session: 2, Conn: 9, Seq: 3}), nil},
+		{status(t, f, tablebus.Status{Table: "T1", Online: false, Session: 3, Conn: 1, Seq: 4}), []string{"S:offline:3.1"}},
+		// The birth of the dead connection, overtaken by its will: ignored.
+		{status(t, f, tablebus.Status{Table: "T1", Online: true, Session: 3, Conn: 1, Seq: 4}), nil},
+		{status(t, f, tablebus.Status{Table: "T1", Online: true, Session: 3, Conn: 2, Seq: 4}), []string{"S:online:3.2"}},
+		// Another root's keyring: refused.
+		{msg{krTopic, otherRoot(t)}, []string{"A:keyring"}},
+	}
+	for i, s := range steps {
+		got := summary(c.Receive(s.m.topic, s.m.payload, t0))
+		if !slices.Equal(got, s.want) {
+			t.Fatalf("step %d: got %v, want %v", i, got, s.want)
+		}
+		if i == 3 {
+			c.Commit("T1", 2)
+		}
+	}
+	// The status says the daemon has events up to 4: after the reorder timeout, ask for 3–4;
+	// and the ack of what was delivered.
+	if got, want := summary(c.Tick(t0.Add(time.Second))), []string{"R3-4", "K2"}; !slices.Equal(got, want) {
+		t.Fatalf("tick: got %v, want %v", got, want)
+	}
+	st := c.States()
+	if len(st) != 1 || st[0].String() != "T1 daemon online (session 3.2, daemon at #4, delivered #2, missing 2)" {
+		t.Fatalf("states %v", st)
+	}
+}
+
+func otherRoot(t *testing.T) []byte {
+	kr, err := tablebus.SignKeyring(tablebus.Keyring{Version: 5, Issued: bustest.Epoch}, bustest.Key("another root"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kr.Raw()
+}
