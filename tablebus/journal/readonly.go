@@ -1,0 +1,90 @@
+package journal
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+)
+
+// OpenReadOnly opens an existing journal without the right to change it (`sabot replay`, a
+// surveillance analyst's copy): SQLite's read-only mode, no schema created, nothing written.
+// The table is the journal's own.
+func OpenReadOnly(path string) (*Journal, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	q := url.Values{}
+	q.Add("mode", "ro")
+	q.Add("_pragma", "busy_timeout(5000)")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("journal: open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	j := &Journal{db: db, path: path}
+	var res string
+	if err := db.QueryRow("PRAGMA quick_check").Scan(&res); err != nil || res != "ok" {
+		db.Close()
+		if err == nil {
+			err = fmt.Errorf("integrity check says %q", res)
+		}
+		return nil, fmt.Errorf("journal: %s: not a readable journal: %w", path, err)
+	}
+	if err := db.QueryRow("SELECT value FROM meta WHERE key = 'table'").Scan(&j.table); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("journal: %s: no table in its meta data: %w", path, err)
+	}
+	var last sql.NullInt64
+	if err := db.QueryRow("SELECT MAX(seq) FROM events").Scan(&last); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("journal: %s: %w", path, err)
+	}
+	j.next.Store(uint64(last.Int64) + 1)
+	return j, nil
+}
+
+// ShoeSteps returns the steps of one shoe, from the step that loaded it to the last step with
+// its events, for a read-only replay of the shoe (shoe.Replay checks every event again).
+func (j *Journal) ShoeSteps(ctx context.Context, shoe string) ([]Step, error) {
+	first, last, err := j.ShoeRange(ctx, shoe)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := j.db.QueryContext(ctx, "SELECT first_seq, last_seq, input FROM steps WHERE first_seq >= ? AND first_seq <= ? ORDER BY first_seq", int64(first), int64(last))
+	if err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	type span struct {
+		first, last int64
+		input       []byte
+	}
+	var spans []span
+	for rows.Next() {
+		var s span
+		if err := rows.Scan(&s.first, &s.last, &s.input); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("journal: %w", err)
+		}
+		spans = append(spans, s)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	var steps []Step
+	for _, s := range spans {
+		st := Step{Input: s.input}
+		if err := j.Range(ctx, uint64(s.first), uint64(s.last), func(r Record) error {
+			if r.Shoe == shoe || r.Shoe == "" {
+				st.Events = append(st.Events, r)
+			}
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+		steps = append(steps, st)
+	}
+	return steps, nil
+}
