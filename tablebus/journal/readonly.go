@@ -77,9 +77,7 @@ func (j *Journal) ShoeSteps(ctx context.Context, shoe string) ([]Step, error) {
 	for _, s := range spans {
 		st := Step{Input: s.input}
 		if err := j.Range(ctx, uint64(s.first), uint64(s.last), func(r Record) error {
-			if r.Shoe == shoe || r.Shoe == "" {
-				st.Events = append(st.Events, r)
-			}
+			st.Events = append(st.Events, r)
 			return nil
 		}); err != nil {
 			return nil, err
