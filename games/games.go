@@ -42,6 +42,13 @@ type Engine interface {
 	Outcome() (*Outcome, error)
 }
 
+// Explainer is implemented by an engine that can say why a decision was never asked for, e.g.
+// a blackjack split ace that received another ace ("split aces are not resplit"). PlayRound adds
+// the reason to its error.
+type Explainer interface {
+	Unasked(seat int, decision string) string
+}
+
 // Bet is a stake on one spot of the layout, in integer cents.
 type Bet struct {
 	Seat   int    `json:"seat"`

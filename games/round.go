@@ -60,7 +60,13 @@ func PlayRound(e Engine, decks int, in RoundInput) (*Outcome, error) {
 		case NeedDone:
 			for seat, left := range decisions {
 				if len(left) > 0 {
-					return nil, fmt.Errorf("%s: seat %d: decision %q was never asked for (the round ended first)", game, seat, left[0])
+					why := ""
+					if x, ok := e.(Explainer); ok {
+						if r := x.Unasked(seat, left[0]); r != "" {
+							why = ": " + r
+						}
+					}
+					return nil, fmt.Errorf("%s: seat %d: decision %q was never asked for (the round ended first)%s", game, seat, left[0], why)
 				}
 			}
 			o, err := e.Outcome()
