@@ -352,15 +352,9 @@ func (e *Engine) Decide(seat int, decision string) (games.Step, error) {
 	n := e.Need()
 	if n.Kind != games.NeedDecision {
 		why := "no decision is asked now (" + n.String() + ")"
-		if bx := e.boxByseat(seat); bx != nil && (e.phase == phasePlay || e.phase == phaseDealer) {
-			// Say why the seat's last finished hand takes no such decision (split aces, 21).
-			for i := len(bx.hands) - 1; i >= 0; i-- {
-				if h := bx.hands[i]; h.done && len(h.cards) >= 2 {
-					if r := e.forbid(bx, h, d); r != "" && r != "unknown" {
-						why += fmt.Sprintf("; hand %d: %s", i+1, r)
-					}
-					break
-				}
+		if e.phase == phasePlay || e.phase == phaseDealer {
+			if r := e.Unasked(seat, d); r != "" {
+				why += "; " + r
 			}
 		}
 		return games.Step{}, e.refuse(seat, decision, why)
@@ -377,6 +371,43 @@ func (e *Engine) Decide(seat int, decision string) (games.Step, error) {
 	st := e.step
 	e.step = games.Step{}
 	return st, nil
+}
+
+var _ games.Explainer = (*Engine)(nil)
+
+// Unasked says why decision d of seat was not asked for (games.Explainer): the rule that finished
+// the seat's hand without a question (split aces take one card; no hit on 21), or that the seat
+// has no box. It returns "" when it has no reason to give.
+func (e *Engine) Unasked(seat int, d string) string {
+	d = strings.ToUpper(strings.TrimSpace(d))
+	bx := e.boxByseat(seat)
+	if bx == nil {
+		if e.phase == phaseIdle {
+			return ""
+		}
+		return fmt.Sprintf("seat %d has no box in this round (no %s bet)", seat, e.spots[0])
+	}
+	if d != CodeHit && d != CodeDouble && d != CodeSplit && d != CodeSurrender {
+		return ""
+	}
+	first := ""
+	for i, h := range bx.hands {
+		if !h.done || len(h.cards) < 2 {
+			continue
+		}
+		r := e.forbid(bx, h, d)
+		if r == "" || r == "unknown" {
+			continue
+		}
+		r = fmt.Sprintf("hand %d: %s", i+1, r)
+		if h.aces {
+			return r // the split aces' one-card rule is the likeliest reason
+		}
+		if first == "" {
+			first = r
+		}
+	}
+	return first
 }
 
 // Outcome returns the settled round once Need is NeedDone.
