@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/sabot-tables/sabot/driver/readershoe"
 	"github.com/sabot-tables/sabot/driver/shuffler"
@@ -88,6 +89,44 @@ func (d *devices) readShoe(ctx context.Context, loop *shoe.Loop, log *slog.Logge
 		}
 		if err := loop.Do(ctx, in); err != nil && ctx.Err() == nil {
 			log.Warn("shoe read refused", "read", r.String(), "err", err)
+		}
+	}
+}
+
+// watchShuffler turns the shuffler's own events (a jam, the door opened, a misfeed, a count
+// mismatch, the link) into device faults: the shoe machine holds the round where one is in
+// progress (RULES.md §1 "Faults").
+func (d *devices) watchShuffler(ctx context.Context, loop *shoe.Loop, log *slog.Logger) error {
+	for {
+		var ev shuffler.Event
+		select {
+		case <-ctx.Done():
+			return nil
+		case e, ok := <-d.shuffler.dev.Events():
+			if !ok {
+				return nil
+			}
+			ev = e
+		}
+		var code, detail string
+		switch ev.Kind {
+		case shuffler.Jam:
+			code, detail = "jam", fmt.Sprintf("the shuffler jammed after %d cards", ev.Cards)
+		case shuffler.DoorOpen:
+			code, detail = "door-open", "the shuffler's door was opened"
+		case shuffler.Misfeed:
+			code, detail = "misfeed", fmt.Sprintf("the shuffler misfed after %d cards", ev.Cards)
+		case shuffler.CountMismatch:
+			code, detail = "count-mismatch", fmt.Sprintf("the shuffler counted %d cards, expected %d", ev.Cards, ev.Expected)
+		case shuffler.LinkDown:
+			code, detail = "shuffler-link", fmt.Sprintf("the shuffler's serial link went down: %v", ev.Err)
+		default:
+			log.Info("shuffler", "event", ev.Kind.String())
+			continue
+		}
+		log.Warn("shuffler fault", "code", code, "detail", detail)
+		if err := loop.Do(ctx, shoe.DeviceFault{Device: "shuffler", Code: code, Detail: detail, Time: time.Now()}); err != nil && ctx.Err() == nil {
+			log.Warn("shuffler fault refused", "err", err)
 		}
 	}
 }

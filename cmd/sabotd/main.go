@@ -268,6 +268,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	g.Go(func() error { return ob.Run(gctx, client) })
 	g.Go(func() error { return serveCommands(gctx, client, topics, loop, log) })
 	g.Go(func() error { return devs.readShoe(gctx, loop, log) })
+	g.Go(func() error { return devs.watchShuffler(gctx, loop, log) })
 	if printer != nil {
 		g.Go(func() error { return printFeed(gctx, printer, stdout) })
 	}
