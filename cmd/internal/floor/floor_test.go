@@ -33,10 +33,10 @@ func (f *feed) ev(typ tablebus.Type, fill func(*tablebus.Event)) Delivery {
 	return Delivery{Event: &e}
 }
 
-func cardP(s string) *card.Card { c := card.MustParse(s); return &c }
+func cardP(s string) *card.Card      { c := card.MustParse(s); return &c }
 func faceP(f games.Face) *games.Face { return &f }
-func boolP(b bool) *bool         { return &b }
-func int64P(n int64) *int64      { return &n }
+func boolP(b bool) *bool             { return &b }
+func int64P(n int64) *int64          { return &n }
 
 func (f *feed) card(c string, to games.Place, face games.Face, pos int) Delivery {
 	return f.ev(tablebus.CardDealt, func(e *tablebus.Event) {
