@@ -9,6 +9,17 @@
 // out of turn" *games.RuleError and changes nothing; a forbidden decision is a *games.RuleError
 // naming the seat, the decision and the rule.
 //
+// Places (games.Place): {Name: "box", Seat: s, Hand: h} for a box's hand h (0 before any split),
+// {Name: "dealer"} for the dealer (the hole card face down), and in Challenge 21 {Name: "round1"}
+// … {Name: "round3"} for the dealer's draws of each round. Decision options are the RULES.md §8
+// codes: H S D P R while a hand plays, I N or E N when insurance or even money is asked.
+//
+// Configuration: games.Config.Rules names the preset (classic when empty); games.Config.Options
+// sets single rule parameters by name (OptionNames lists them: soft17=hit, surrender=none,
+// max-hands=4, blackjack-pays=6:5, …); an error cites the table option when one set the rule.
+// The engine implements games.Explainer, so a decision that was never asked (a split ace given
+// another ace) is reported with the rule that finished the hand.
+//
 // Choices RULES.md leaves open, made here:
 //
 //   - Rounding: every fraction of a cent goes to the house. A 3:2 blackjack on an odd stake pays
