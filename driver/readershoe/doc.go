@@ -35,15 +35,30 @@
 //
 // Without a checksum, strictness is the only defence: every frame must be exactly one of the forms
 // above, in printable ASCII. Anything else is a Malformed read carrying the raw bytes and the
-// reason, logged as an error: it is never turned into a card, and it stands for a draw whose card
-// is unknown, so the round is held until the dealer enters the card (RULES.md §1 "Misread"). Bytes
-// outside printable ASCII (Linux delivers a byte with a framing error as NUL) and CR or LF cut a
-// line into pieces parsed on their own, so noise on one card's line does not swallow the next
-// card's. A line that loses its CR LF is taken as ended after Opts.LineIdle of silence.
+// reason, logged as an error: it is never turned into a card, and it stands for one draw whose
+// card is unknown, so the round is held until the dealer enters the card (RULES.md §1 "Misread").
 //
-// What strictness cannot catch is noise that turns one valid character into another (a '4' into
-// a '5': one bit). On a line without parity or checksum that is undetectable by any parser; the
-// cross-checks above the driver (the shoe's composition, the camera) must catch it.
+// Noise on RS-232 shows as bytes outside printable ASCII (Linux delivers a byte with a framing
+// error as NUL), lost bytes, and, rarely, a stray CR or LF. The driver keeps one damaged card line
+// to one read:
+//
+//   - CR, LF and every non-printable byte cut a line into pieces, each parsed on its own: a piece
+//     that is exactly a frame came through whole; neighbouring pieces that are not frames are one
+//     damaged stretch, one Malformed read (one per "[G" or "[M" mode start in it, when noise ate
+//     the line ending between two frames).
+//   - A stretch with fewer than MinFrame (7) visible characters cannot have been a card's line (a
+//     card line has 15): it is a Noise read, not a draw (the damaged tail of a line ending).
+//   - A damaged line followed within Opts.JoinWindow (30 ms) by a piece that starts no frame is one
+//     line cut by a stray line ending: one Malformed read. A dealer never draws two cards that
+//     close together.
+//   - A line that loses its CR LF is taken as ended after Opts.LineIdle (250 ms) of silence.
+//
+// Measured over 1000 simulated 8-deck shoes at 1% of bytes damaged (BenchmarkShoeUnderNoise):
+// framing errors and lost bytes give about 58 Malformed reads a shoe (cards entered by hand) and no
+// wrong, lost or doubled card. What strictness cannot catch is noise that turns one valid
+// character into another (a '4' into a '5': one bit): with 1% of bytes replaced by random bytes,
+// about 0.22 cards a shoe come out wrong. On a line without parity or checksum no parser can see
+// that; the cross-checks above the driver (the shoe's composition, the camera) must.
 //
 // # Link
 //

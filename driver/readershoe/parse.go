@@ -23,7 +23,7 @@ const (
 	Malformed                  // a frame that is none of the above: never a card (Raw, Err)
 	LinkDown                   // the port went away; lines sent meanwhile are lost (Err)
 	LinkUp                     // the port is back
-	Noise                      // a line of nothing but noise bytes: no frame, not a draw (Raw)
+	Noise                      // bytes too few to have been a frame (noise, a line's damaged tail): not a draw (Raw, Err)
 )
 
 func (k Kind) String() string {
@@ -129,8 +129,9 @@ const MaxLine = 128
 // through. Neighbouring pieces that are not frames are one damaged stretch, which comes back as
 // one Malformed read with the raw bytes (noise included), or one per '[' in it when it holds the
 // starts of several frames: one damaged card is one Malformed read, never two, and never a card.
-// A line of nothing but noise bytes and spaces is a Noise read (no frame, so no draw); a blank line
-// gives nothing.
+// A stretch with fewer than MinFrame visible characters cannot have been a card's line (the tail of
+// a line whose line ending was damaged, a stray byte): it is a Noise read, not a draw; so is a line
+// of nothing but noise bytes. A blank line gives nothing.
 func ParseLine(line []byte) []Read {
 	var out []Read
 	damaged, dend := -1, -1 // the damaged stretch being gathered: line[damaged:dend]
@@ -139,8 +140,13 @@ func ParseLine(line []byte) []Read {
 			return
 		}
 		for _, part := range splitStarts(line[damaged:dend]) {
-			r := ParseFrame(part)
-			if r.Kind != Malformed { // cannot happen: every piece of it failed; be safe anyway
+			var r Read
+			if visible(part) < MinFrame {
+				// Too little left to have been a card's line: a card line has 15 or more
+				// visible characters, and noise that destroys most of them is beyond belief.
+				// The tail of a line whose line ending was damaged, or a stray byte.
+				r = Read{Kind: Noise, Raw: append([]byte(nil), part...), Err: fmt.Errorf("%w: %d visible characters, too few for a frame", ErrMalformed, visible(part))}
+			} else if r = ParseFrame(part); r.Kind != Malformed { // cannot happen: every piece of it failed
 				r = Read{Kind: Malformed, Raw: r.Raw, Err: fmt.Errorf("%w: damaged stretch", ErrMalformed)}
 			}
 			if len(part) != len(line) {
@@ -208,21 +214,44 @@ func splitFrames(piece []byte) []frameAt {
 	return append(out, frameAt{piece[start:], start})
 }
 
-// splitStarts cuts a damaged stretch before its second, third … '[': each frame starts with its
-// mode in brackets, so each '[' is a frame that was on the line; bytes before the first '[' go
-// with it.
+// MinFrame is the fewest visible (printable, not space) characters of any frame ("<W0x01>" has 7;
+// a card line has 15). A damaged stretch with fewer is Noise, not a draw.
+const MinFrame = 7
+
+// visible counts b's printable characters other than space.
+func visible(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if c > 0x20 && c <= 0x7E {
+			n++
+		}
+	}
+	return n
+}
+
+// splitStarts cuts a damaged stretch before its second, third … "[G" or "[M": each frame starts
+// with its mode in brackets ([Game], [GameAlarm], [Manual Burn Cards]), so each is a frame that
+// was on the line; bytes before the first go with it. A part too short to be a frame stays with
+// its neighbour.
 func splitStarts(b []byte) [][]byte {
-	var out [][]byte
-	start, seen := 0, false
+	var cuts []int
 	for i, c := range b {
-		if c != '[' {
-			continue
+		if c == '[' && i > 0 && i+1 < len(b) && (b[i+1] == 'G' || b[i+1] == 'M') && visible(b[:i]) > 0 {
+			cuts = append(cuts, i)
 		}
-		if seen {
-			out = append(out, b[start:i])
-			start = i
+	}
+	var out [][]byte
+	start := 0
+	for k, i := range cuts {
+		next := len(b)
+		if k+1 < len(cuts) {
+			next = cuts[k+1]
 		}
-		seen = true
+		if visible(b[start:i]) < MinFrame || visible(b[i:next]) < MinFrame {
+			continue // keep the short part with its neighbour
+		}
+		out = append(out, b[start:i])
+		start = i
 	}
 	return append(out, b[start:])
 }

@@ -23,7 +23,11 @@ type Opts struct {
 	// ate the line ending, and the dealer waits for the card); default 250 ms. At 9600 baud the
 	// bytes of one line arrive about 1 ms apart.
 	LineIdle time.Duration
-	Logger   *slog.Logger
+	// JoinWindow: a damaged line followed this soon by a damaged piece that starts no frame is one
+	// line cut by a stray CR or LF (one Malformed read, not two); default 30 ms. Two cards' lines
+	// never come this close: the dealer draws cards by hand. Negative: never join.
+	JoinWindow time.Duration
+	Logger     *slog.Logger
 	// Record, when set, receives a transcript of every byte received (driver/internal/transcript);
 	// `sabot shoe watch --record FILE` writes one.
 	Record io.Writer
@@ -42,6 +46,9 @@ func (o Opts) withDefaults() Opts {
 	}
 	if o.LineIdle <= 0 {
 		o.LineIdle = 250 * time.Millisecond
+	}
+	if o.JoinWindow == 0 {
+		o.JoinWindow = 30 * time.Millisecond
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -194,26 +201,8 @@ func (d *Dev) emit(r Read) bool {
 func (d *Dev) readLoop() {
 	defer d.wg.Done()
 	buf := make([]byte, 256)
-	var line []byte
-	overflow := false
-	var lastByte time.Time
+	a := assembler{lineIdle: d.opts.LineIdle, window: d.opts.JoinWindow}
 	backoff := d.opts.BackoffMin
-	flush := func() bool {
-		if overflow {
-			overflow = false
-			r := Read{Kind: Malformed, Raw: append([]byte(nil), line...), Err: fmt.Errorf("%w: longer than %d bytes", ErrMalformed, MaxLine)}
-			line = line[:0]
-			return d.emit(r)
-		}
-		rs := ParseLine(line)
-		line = line[:0]
-		for _, r := range rs {
-			if !d.emit(r) {
-				return false
-			}
-		}
-		return true
-	}
 	for {
 		select {
 		case <-d.done:
@@ -243,42 +232,22 @@ func (d *Dev) readLoop() {
 			d.mu.Unlock()
 			p.Close()
 			d.rec.Note("link down: " + err.Error())
-			if len(line) > 0 {
-				// A card in flight: what arrived of its line is raised, not dropped.
-				r := Read{Kind: Malformed, Raw: append([]byte(nil), line...), Err: fmt.Errorf("%w: %w", ErrMalformed, ErrCutByLink)}
-				line, overflow = line[:0], false
-				if !d.emit(r) {
-					return
-				}
-			}
-			if !d.emit(Read{Kind: LinkDown, Err: fmt.Errorf("%w: %v", ErrLinkDown, err)}) {
+			// A card in flight: what arrived of its line is raised, not dropped.
+			if !a.cut(d.emit) || !d.emit(Read{Kind: LinkDown, Err: fmt.Errorf("%w: %v", ErrLinkDown, err)}) {
 				return
 			}
 			continue
 		}
-		now := time.Now()
 		if n == 0 {
-			if len(line) > 0 && now.Sub(lastByte) >= d.opts.LineIdle {
-				if !flush() {
-					return
-				}
+			if !a.tick(time.Now(), d.emit) {
+				return
 			}
 			continue
 		}
-		lastByte = now
 		d.rec.In(buf[:n])
-		for _, c := range buf[:n] {
-			if c == '\r' || c == '\n' {
-				if !flush() {
-					return
-				}
-				continue
-			}
-			if len(line) < MaxLine {
-				line = append(line, c)
-			} else {
-				overflow = true
-			}
+		now := time.Now()
+		if !a.feed(buf[:n], now, d.emit) || !a.tick(now, d.emit) {
+			return
 		}
 	}
 }

@@ -106,6 +106,23 @@ func TestDrawEveryKind(t *testing.T) {
 	}
 }
 
+// TestStrayLineEnding: noise put an LF inside a card's line; the two pieces are one Malformed
+// read, not two draws. The next card, drawn by hand a moment later, is read.
+func TestStrayLineEnding(t *testing.T) {
+	sim, dev := newPair(t, readershoetest.Opts{}, readershoe.Opts{})
+	sim.WriteRaw([]byte(" [Game]<Ca\nrd:4S> \r\n"))
+	r := next(t, dev)
+	if r.Kind != readershoe.Malformed || string(r.Raw) != " [Game]<Ca\nrd:4S> " {
+		t.Fatalf("%v", r)
+	}
+	time.Sleep(100 * time.Millisecond)
+	sim.Load(readershoetest.Stack([]card.Card{card.MustParse("5h")}, -1))
+	sim.Draw()
+	if r := next(t, dev); r.Kind != readershoe.Card || r.Card != card.MustParse("5h") || r.Seq != 2 {
+		t.Fatalf("%v", r)
+	}
+}
+
 func TestStuckCardWritesNothing(t *testing.T) {
 	sim, dev := newPair(t, readershoetest.Opts{}, readershoe.Opts{})
 	sim.Load(readershoetest.Stack([]card.Card{card.MustParse("7c")}, -1))
@@ -347,7 +364,9 @@ func TestAuditCatches(t *testing.T) {
 // bytes on the line damaged (framing errors and lost bytes); no wrong card, no lost card.
 func TestNoisyWholeShoe(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3} {
-		sim, dev := newPair(t, readershoetest.Opts{Seed: seed}, readershoe.Opts{LineIdle: 50 * time.Millisecond})
+		// The cards are drawn back to back, faster than any dealer: no stray-line-ending join
+		// (JoinWindow assumes lines at least that far apart; this noise adds no line endings).
+		sim, dev := newPair(t, readershoetest.Opts{Seed: seed}, readershoe.Opts{LineIdle: 50 * time.Millisecond, JoinWindow: -1})
 		cards := shuffled(8, seed)
 		sim.Load(readershoetest.Stack(cards, len(cards)-6))
 		sim.SetLineFaults(readershoetest.LineFaults{Corrupt: 0.005, Drop: 0.0025, As: readershoetest.FramingError})

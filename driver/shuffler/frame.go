@@ -34,7 +34,15 @@ func (f Frame) String() string {
 func CRC16(b []byte) uint16 {
 	crc := uint16(0xFFFF)
 	for _, x := range b {
-		crc ^= uint16(x) << 8
+		crc = crc<<8 ^ crcTable[byte(crc>>8)^x]
+	}
+	return crc
+}
+
+// crcTable[i] is the CRC register after shifting the byte i through it, one bit at a time.
+var crcTable = func() (t [256]uint16) {
+	for i := range t {
+		crc := uint16(i) << 8
 		for range 8 {
 			if crc&0x8000 != 0 {
 				crc = crc<<1 ^ 0x1021
@@ -42,9 +50,10 @@ func CRC16(b []byte) uint16 {
 				crc <<= 1
 			}
 		}
+		t[i] = crc
 	}
-	return crc
-}
+	return t
+}()
 
 // ErrPayloadTooLong is returned when encoding a frame whose payload exceeds MaxPayload.
 var ErrPayloadTooLong = errors.New("shuffler: payload longer than 1024 bytes")
