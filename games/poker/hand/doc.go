@@ -8,9 +8,11 @@
 //
 // The evaluator keeps its own packed encoding, a Mask of up to 52 bits (one 16-bit lane per
 // suit), converting from card.Card at its API. Seven cards are ranked without enumerating the 21
-// five-card subsets: the rank multiset is read from the four suit lanes with bit operations
-// (ranks held at least twice, three times, four times), flushes are found by a SWAR population
-// count of the lanes, and two small tables (8,192 entries each, about 40 KB together) give the
-// top ranks and the straight of a 13-bit rank set. The tables stay in the first-level caches, so
-// random hands cost the same as hands enumerated in order.
+// five-card subsets: a SWAR population count of the four suit lanes finds a flush (then the
+// flush suit's 13-bit rank set decides, through two 8,192-entry tables); any other hand is ranked
+// by its rank multiset alone, looked up in a perfect-hash table built at start-up (hash.go). The
+// tables stay in the second-level cache, so random hands cost little more than hands in
+// enumeration order. evalBits, which ranks a hand from the suit lanes with bit operations (ranks
+// held at least twice, three times, four times), builds the tables; the tests compare both with a
+// plain reference evaluator on every five-card and every seven-card hand.
 package hand

@@ -81,9 +81,10 @@ var top5, straightTop = func() (t *[1 << 13]uint32, s *[1 << 13]uint8) {
 	return t, s
 }()
 
-// EvalMask ranks the best five cards of a set of five, six or seven cards. It does no checking:
-// a set of another size gives a meaningless Rank (use Eval for checked input).
-func EvalMask(m Mask) Rank {
+// evalBits ranks the best five cards of a set of five, six or seven cards from the four suit
+// lanes with bit operations. It is the reference the perfect-hash tables are built from (see
+// hash.go); EvalMask gives the same Ranks faster.
+func evalBits(m Mask) Rank {
 	x := uint64(m)
 	// Cards per suit, by a population count of each 16-bit lane at once (SWAR); a lane holding
 	// five or more cards makes a flush. With at most seven cards a flush leaves two cards for the
@@ -136,17 +137,6 @@ func EvalMask(m Mask) Rank {
 		return Rank(Straight)<<20 | Rank(st)<<16
 	}
 	return Rank(ThreeOfAKind)<<20 | Rank(t+2)<<16 | Rank(top5[all&^(1<<t)]>>4)&0xff00
-}
-
-// Eval5 ranks five cards without checking them (see Eval).
-func Eval5(h *[5]card.Card) Rank {
-	return EvalMask(cardBit[h[0]] | cardBit[h[1]] | cardBit[h[2]] | cardBit[h[3]] | cardBit[h[4]])
-}
-
-// Eval7 ranks the best five of seven cards without checking them (see Eval).
-func Eval7(h *[7]card.Card) Rank {
-	return EvalMask(cardBit[h[0]] | cardBit[h[1]] | cardBit[h[2]] | cardBit[h[3]] |
-		cardBit[h[4]] | cardBit[h[5]] | cardBit[h[6]])
 }
 
 // Eval ranks the best five of five, six or seven distinct cards. A wrong number of cards, a card

@@ -142,8 +142,8 @@ func TestRandomHandsAgainstBestOfSubsets(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := refBest(cs); got != want {
-			t.Fatalf("%v: got %v, want %v", cs, got, want)
+		if want := refBest(cs); got != want || evalBits(MaskOf(cs...)) != want {
+			t.Fatalf("%v: got %v (bits %v), want %v", cs, got, evalBits(MaskOf(cs...)), want)
 		}
 	}
 }
@@ -299,5 +299,20 @@ func TestCategoryNames(t *testing.T) {
 	}
 	if _, err := ParseCategory("five of a kind"); err == nil {
 		t.Error("ParseCategory accepted five of a kind")
+	}
+}
+
+// TestTablesBuildQuickly times the perfect-hash tables' construction (done once at start-up).
+func TestTablesBuildQuickly(t *testing.T) {
+	start := time.Now()
+	for n := 5; n <= 7; n++ {
+		if buildHash(n) == nil {
+			t.Fatalf("%d cards: the constants failed", n)
+		}
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("building the tables took %v", d)
+	} else {
+		t.Logf("tables built in %v", d)
 	}
 }
