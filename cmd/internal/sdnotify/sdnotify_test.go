@@ -75,9 +75,9 @@ func TestWatchdogInterval(t *testing.T) {
 	me := strconv.Itoa(os.Getpid())
 	tests := []struct {
 		name, usec, pid string
-		want           time.Duration
-		on             bool
-		err            string
+		want            time.Duration
+		on              bool
+		err             string
 	}{
 		{"off", "", "", 0, false, ""},
 		{"on", "30000000", "", 30 * time.Second, true, ""},
@@ -127,7 +127,9 @@ func TestWatchdog(t *testing.T) {
 		rec := &recorder{t0: time.Now()}
 		var stalls []string
 		w := NewWatchdog(10*time.Second, rec, nil)
-		w.OnStall = func(name, why string, stalled bool) { stalls = append(stalls, name+" "+strconv.FormatBool(stalled)+" "+why) }
+		w.OnStall = func(name, why string, stalled bool) {
+			stalls = append(stalls, name+" "+strconv.FormatBool(stalled)+" "+why)
+		}
 		shoe := w.Heartbeat("shoe loop", 30*time.Second)
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
