@@ -391,3 +391,20 @@ func TestNoisyWholeShoe(t *testing.T) {
 		t.Logf("seed %d: %.2f%% of %d bytes damaged; %d of 417 draws came back malformed, none wrong, none lost", seed, 100*damaged, st.Written, m)
 	}
 }
+
+// TestSimUnload: at the end of a shoe the cards left behind the cut card come out by hand,
+// unread, and the cut card is put aside.
+func TestSimUnload(t *testing.T) {
+	sim, err := readershoetest.NewSim(readershoetest.Opts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sim.Close()
+	c := card.MustParse
+	sim.Load(readershoetest.Stack([]card.Card{c("2s"), c("3s"), c("4s"), c("5s")}, 2))
+	sim.Draw()
+	got := sim.Unload()
+	if len(got) != 3 || got[0] != c("3s") || got[1] != c("4s") || got[2] != c("5s") || sim.Remaining() != 0 {
+		t.Fatalf("unloaded %v, %d left", got, sim.Remaining())
+	}
+}

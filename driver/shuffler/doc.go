@@ -67,11 +67,12 @@
 //
 // Each side numbers the frames it originates with its own SEQ. Every frame except ACK and NAK is
 // acknowledged by the receiver at once with ACK (0xF0, no payload) or NAK (0xF1, one reason byte:
-// 1 bad CRC or end byte, 2 bad length, 3 unknown command, 4 bad payload), whose SEQ is the SEQ of
-// the frame answered (as read, for a damaged frame). The sender keeps one frame outstanding: it
-// sends again after a NAK for reasons 1 and 2 or after 250 ms without an answer, up to 3 times,
-// and then gives up: the host's command fails with ErrNoAnswer and the daemon holds the round.
-// NAK reasons 3 and 4 are final (ErrNak).
+// 1 bad CRC or end byte, 3 unknown command, 4 bad payload; 2 is reserved), whose SEQ is the SEQ
+// of the frame answered (as read, for a damaged frame). A frame whose length is out of range is
+// not NAKed: it is most likely an 0x02 inside garbage. The sender keeps one frame outstanding: it
+// sends again after a NAK for reason 1 or after 250 ms without an answer, up to 3 times, and then
+// gives up: the host's command fails with ErrNoAnswer (also a LinkError event) and the daemon
+// holds the round. NAK reasons 3 and 4 are final (ErrNak).
 //
 // A receiver remembers the last frame it accepted; a frame with the same SEQ, code and payload is
 // a retransmission: it is acknowledged again and not acted on twice. The device keeps its reply

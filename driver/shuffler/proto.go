@@ -50,7 +50,7 @@ type NakReason uint8
 // NAK reasons.
 const (
 	NakCRC     NakReason = 1 // CRC or end byte wrong: send it again
-	NakLength  NakReason = 2 // length field out of range: send it again
+	NakLength  NakReason = 2 // reserved: a bad length is not NAKed (it is most likely not a frame)
 	NakUnknown NakReason = 3 // the command is not known: do not send it again
 	NakPayload NakReason = 4 // the payload does not fit the command: do not send it again
 )

@@ -445,7 +445,10 @@ func (d *Dev) send(ctx context.Context, stop <-chan struct{}, seq uint8, cmd Cmd
 			return d.stopErr()
 		}
 	}
-	return fmt.Errorf("%w to %s after %d tries (last: %v)", ErrNoAnswer, cmd, d.opts.Retries+1, last)
+	err := fmt.Errorf("%w to %s after %d tries (last: %v)", ErrNoAnswer, cmd, d.opts.Retries+1, last)
+	d.log.Error("shuffler does not answer", "err", err)
+	d.emit(Event{Kind: LinkError, Err: err})
+	return err
 }
 
 func (d *Dev) write(b []byte) error {
@@ -593,12 +596,11 @@ func (d *Dev) drain(sc *Scanner) {
 			d.linkError(fmt.Errorf("shuffler: %d bytes of garbage on the line", it.Skipped))
 		case it.Err != nil:
 			d.linkError(it.Err)
-			r := NakCRC
-			if errors.Is(it.Err, ErrLength) {
-				r = NakLength
-			}
-			if !errors.Is(it.Err, ErrNoStart) {
-				d.answer(it.Err.Seq, CmdNak, []byte{byte(r)})
+			// Only a frame whose length held up and whose CRC or end byte failed was a frame:
+			// NAK it so that its sender need not wait for the timeout. A bad length is most
+			// likely an 0x02 inside garbage, not a frame.
+			if errors.Is(it.Err, ErrCRC) || errors.Is(it.Err, ErrEnd) {
+				d.answer(it.Err.Seq, CmdNak, []byte{byte(NakCRC)})
 			}
 		default:
 			d.handle(it.Frame)

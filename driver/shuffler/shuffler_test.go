@@ -241,6 +241,9 @@ func TestMuteDeviceIsNoAnswer(t *testing.T) {
 	if el := time.Since(start); el < 150*time.Millisecond || el > 2*time.Second {
 		t.Fatalf("gave up after %v; want about 3 × 50 ms", el)
 	}
+	if e := waitEvent(t, dev, shuffler.LinkError, time.Second); !errors.Is(e.Err, shuffler.ErrNoAnswer) {
+		t.Fatalf("event %v", e)
+	}
 	sim.Mute(false)
 	if _, err := dev.Status(ctxT(t, 5*time.Second)); err != nil {
 		t.Fatalf("after unmute: %v", err)

@@ -307,12 +307,8 @@ func (s *Sim) readLoop() {
 			case it.Skipped > 0:
 				s.log.Debug("garbage from the host", "bytes", it.Skipped)
 			case it.Err != nil:
-				if !errors.Is(it.Err, shuffler.ErrNoStart) {
-					r := shuffler.NakCRC
-					if errors.Is(it.Err, shuffler.ErrLength) {
-						r = shuffler.NakLength
-					}
-					s.send(it.Err.Seq, shuffler.CmdNak, []byte{byte(r)})
+				if errors.Is(it.Err, shuffler.ErrCRC) || errors.Is(it.Err, shuffler.ErrEnd) {
+					s.send(it.Err.Seq, shuffler.CmdNak, []byte{byte(shuffler.NakCRC)})
 				}
 			default:
 				s.handle(it.Frame)
