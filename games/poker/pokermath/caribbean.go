@@ -218,7 +218,7 @@ func caribUp(u card.Card, dense denseTable, qual uint16, pays poker.PayTable) ca
 			slices.Sort(trips[tripStart[k]:tripStart[k+1]])
 		}
 	}
-	below := func(list []uint16, v uint16) int64 {
+	below := func(list []uint16, v uint16) int64 { // how many of the sorted list are below v
 		lo, hi := 0, len(list)
 		for lo < hi {
 			m := (lo + hi) / 2
@@ -230,27 +230,51 @@ func caribUp(u card.Card, dense denseTable, qual uint16, pays poker.PayTable) ca
 		}
 		return int64(lo)
 	}
-	// count returns, over the dealer hands holding u and none of the player's five cards, how
-	// many rank below v: inclusion–exclusion over the subsets of the player's cards.
-	count := func(p *[5]int, v uint16) int64 {
-		n := int64(p0[v])
+	// counts returns, over the dealer hands holding u and none of the player's five cards, how
+	// many rank below q (do not qualify), and, when full, how many rank below r and at most r:
+	// inclusion–exclusion over the subsets of the player's cards.
+	counts := func(p *[5]int, r uint16, full bool) (nq, lt, le int64) {
+		add := func(sign int64, list []uint16) {
+			i := below(list, qual)
+			nq += sign * i
+			if full {
+				j := i + below(list[i:], r)
+				k := j
+				for k < int64(len(list)) && list[k] == r {
+					k++
+				}
+				lt += sign * j
+				le += sign * k
+			}
+		}
+		nq, lt, le = int64(p0[qual]), int64(p0[r]), int64(p0[r+1])
 		for i := 0; i < 5; i++ {
-			n -= int64(p1[p[i]][v])
+			s1 := &p1[p[i]]
+			nq -= int64(s1[qual])
+			lt -= int64(s1[r])
+			le -= int64(s1[r+1])
 			for j := i + 1; j < 5; j++ {
 				k2 := p[i]*52 + p[j]
-				n += below(pairs[pairStart[k2]:pairStart[k2+1]], v)
+				add(1, pairs[pairStart[k2]:pairStart[k2+1]])
 				for k := j + 1; k < 5; k++ {
 					k3 := k2*52 + p[k]
-					n -= below(trips[tripStart[k3]:tripStart[k3+1]], v)
+					add(-1, trips[tripStart[k3]:tripStart[k3+1]])
 					for l := k + 1; l < 5; l++ {
-						if dense.of(bit[ui]|bit[p[i]]|bit[p[j]]|bit[p[k]]|bit[p[l]]) < v {
-							n++
+						d := dense.of(bit[ui] | bit[p[i]] | bit[p[j]] | bit[p[k]] | bit[p[l]])
+						if d < qual {
+							nq++
+						}
+						if d < r {
+							lt++
+						}
+						if d <= r {
+							le++
 						}
 					}
 				}
 			}
 		}
-		return n
+		return nq, lt, le
 	}
 	const completions = 163185 // C(46, 4)
 	upRank := value(u.Rank())
@@ -269,12 +293,11 @@ func caribUp(u card.Card, dense denseTable, qual uint16, pays poker.PayTable) ca
 						pm := bit[p[0]] | bit[p[1]] | bit[p[2]] | bit[p[3]] | bit[p[4]]
 						pr := hand.EvalMask(pm)
 						r := dense[pr]
-						nq := count(&p, qual)
 						var w, tie, l int64
+						nq, lt, le := counts(&p, r, r >= qual)
 						if r < qual {
 							l = completions - nq
 						} else {
-							lt, le := count(&p, r), count(&p, r+1)
 							w, tie, l = lt-nq, le-lt, completions-le
 						}
 						pay, ok := pays[pr.Category()]
