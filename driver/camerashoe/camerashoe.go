@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"periph.io/x/conn/v3"
 	"periph.io/x/conn/v3/gpio"
 	"periph.io/x/conn/v3/gpio/gpioreg"
 	"periph.io/x/host/v3"
@@ -514,3 +515,5 @@ func (d *Dev) driveLED() {
 		}
 	}
 }
+
+var _ conn.Resource = (*Dev)(nil)

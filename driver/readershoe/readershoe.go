@@ -281,3 +281,9 @@ func (d *Dev) reconnect(backoff *time.Duration) bool {
 	d.log.Info("reading shoe link up")
 	return d.emit(Read{Kind: LinkUp})
 }
+
+// A physical resource in the periph sense (conn.Resource): a name and an idempotent Halt.
+var _ interface {
+	String() string
+	Halt() error
+} = (*Dev)(nil)

@@ -26,8 +26,9 @@
 //
 // The payload is not byte-stuffed: a receiver that finds a bad length, a bad CRC or no ETX drops
 // the STX alone and scans for the next one, so a frame that begins inside garbage or inside a
-// damaged frame is still found. A partial frame that stays incomplete for 150 ms of silence is
-// dropped the same way (a damaged length would otherwise wait for bytes that never come).
+// damaged frame is still found. A damaged length can claim up to 1026 bytes that never come, so a
+// partial frame is also dropped the same way when a complete, valid frame follows it in the
+// buffer (ErrCut), or when it stays incomplete through 150 ms of silence.
 //
 // Example, the host asking for the status with sequence number 1, byte by byte:
 //

@@ -660,3 +660,9 @@ func (d *Dev) handle(f Frame) {
 	d.log.Info("shuffler event", "event", e.String())
 	d.emit(e)
 }
+
+// A physical resource in the periph sense (conn.Resource): a name and an idempotent Halt.
+var _ interface {
+	String() string
+	Halt() error
+} = (*Dev)(nil)
