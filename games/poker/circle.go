@@ -219,7 +219,11 @@ func (c *Circle) Begin(bets []games.Bet) error {
 		maxPlayers = 7 // seven cards each from one deck
 	}
 	if len(order) < 2 || len(order) > maxPlayers {
-		return c.refuse(0, fmt.Sprintf("%d players", len(order)), fmt.Sprintf("%s is played by 2 to %d seats", c.game, maxPlayers))
+		what := fmt.Sprintf("%d players", len(order))
+		if len(order) == 1 {
+			what = "1 player"
+		}
+		return c.refuse(0, what, fmt.Sprintf("%s is played by 2 to %d seats", c.game, maxPlayers))
 	}
 	button := c.button
 	if !c.buttonSet {

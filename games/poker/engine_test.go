@@ -352,3 +352,34 @@ func randomDecision(rng *rand.Rand, options []string) string {
 	}
 	return fmt.Sprintf("%s:%d", verb, lo+rng.Int64N(min(hi-lo, 500)+1))
 }
+
+func TestCircleRefuses(t *testing.T) {
+	tests := []struct {
+		game string
+		opts map[string]string
+		bets []games.Bet
+		want string
+	}{
+		{poker.SevenCardStud, map[string]string{"big-blind": "100"}, nil,
+			`poker: seven-card-stud: unknown option "big-blind" (known: button, min-bet, rake, rake-cap, seats)`},
+		{poker.Holdem, map[string]string{"rake": "5"}, nil,
+			`poker: holdem: option rake: "5" is not a percentage from 0% to 100% such as "5%" or "2.5%"`},
+		{poker.Holdem, map[string]string{"small-blind": "200", "big-blind": "100"}, nil,
+			"poker: holdem: the small blind (200) is above the big blind (100)"},
+		{poker.SevenCardStud, nil, []games.Bet{stack(1, 100), stack(2, 100), stack(3, 100), stack(4, 100), stack(5, 100), stack(6, 100), stack(7, 100), stack(8, 100)},
+			"seven-card-stud: 8 players: seven-card-stud is played by 2 to 7 seats"},
+		{poker.Holdem, nil, []games.Bet{stack(1, 100)}, "holdem: 1 player: holdem is played by 2 to 10 seats"},
+		{poker.Holdem, nil, []games.Bet{stack(1, 100), ante(2, 10)}, `holdem: seat 2: ante 10: a seat in a circle game needs its stack (spot "stack")`},
+		{poker.Holdem, nil, []games.Bet{stack(1, 100), stack(2, 100), ante(2, 101)}, "holdem: seat 2: ante 101: above the seat's stack of 100"},
+		{poker.Omaha23, nil, []games.Bet{stack(1, 100), {Seat: 2, Spot: "bet", Amount: 5}}, "omaha-2-3: seat 2: bet 5: unknown spot for omaha-2-3 (spots: stack, ante; bets are decisions)"},
+	}
+	for _, tt := range tests {
+		c, err := poker.NewCircle(games.Config{Game: tt.game, Options: tt.opts})
+		if err == nil {
+			err = c.Begin(tt.bets)
+		}
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("%s %v: got %v, want %q", tt.game, tt.opts, err, tt.want)
+		}
+	}
+}
