@@ -381,6 +381,8 @@ func (d *Dev) do(ctx context.Context, stop <-chan struct{}, cmd Cmd, payload []b
 			return Frame{}, fmt.Errorf("shuffler: %s: %w", cmd, ctx.Err())
 		case <-stop:
 			return Frame{}, d.stopErr()
+		case <-d.done:
+			return Frame{}, ErrClosed
 		}
 	}
 }
@@ -443,6 +445,9 @@ func (d *Dev) send(ctx context.Context, stop <-chan struct{}, seq uint8, cmd Cmd
 		case <-stop:
 			timer.Stop()
 			return d.stopErr()
+		case <-d.done:
+			timer.Stop()
+			return ErrClosed
 		}
 	}
 	err := fmt.Errorf("%w to %s after %d tries (last: %v)", ErrNoAnswer, cmd, d.opts.Retries+1, last)

@@ -379,3 +379,28 @@ func TestHaltIsInertAndIdempotent(t *testing.T) {
 		t.Fatalf("unload after halt: %d, %v", n, err)
 	}
 }
+
+// TestCloseDuringCommand: Close returns promptly and the command in flight fails with ErrClosed.
+func TestCloseDuringCommand(t *testing.T) {
+	sim, dev := newPair(t, shufflertest.Opts{CardTime: 10 * time.Millisecond}, shuffler.Opts{})
+	sim.Insert(decks(8))
+	errc := make(chan error, 1)
+	go func() {
+		_, err := dev.Shuffle(context.Background(), shuffler.Program{Decks: 8})
+		errc <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	start := time.Now()
+	dev.Close()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, shuffler.ErrClosed) {
+			t.Fatalf("shuffle: %v", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("the command in flight did not end with Close")
+	}
+	if el := time.Since(start); el > time.Second {
+		t.Fatalf("Close took %v", el)
+	}
+}
