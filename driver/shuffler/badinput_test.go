@@ -69,10 +69,11 @@ func TestBadInputFromTheDevice(t *testing.T) {
 	}()
 	// Answer SYNC by hand: ACK, then the reply, which the driver ACKs.
 	var sync shuffler.Frame
-	for sync.Cmd != shuffler.CmdSync {
-		fs := f.frames(t, 100*time.Millisecond)
-		if len(fs) > 0 {
-			sync = fs[0]
+	for got := false; !got; {
+		for _, fr := range f.frames(t, 100*time.Millisecond) {
+			if fr.Cmd == shuffler.CmdSync {
+				sync, got = fr, true
+			}
 		}
 	}
 	f.send(shuffler.Frame{Seq: sync.Seq, Cmd: shuffler.CmdAck})
