@@ -411,8 +411,9 @@ func (m *Machine) place(o *out, c card.Card, man *tablebus.Manual) error {
 		if !errors.As(err, &re) {
 			return fmt.Errorf("shoe: engine: %w", err)
 		}
+		// The engine refused the card: it is not one of the round's cards (Step.Reveal counts
+		// only the cards the engine took), but it left the shoe and is counted as dealt.
 		m.dealt++
-		m.track(c)
 		m.fault(o, FaultOutOfTurn, err.Error(), true)
 		return nil
 	}
@@ -676,7 +677,6 @@ func (m *Machine) countUnplaced(c card.Card) {
 		return
 	}
 	m.dealt++
-	m.track(c)
 }
 
 // track records the card at the current position as the round's next card.
