@@ -1,10 +1,13 @@
 package readershoe_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -184,10 +187,16 @@ func TestLongLineIsMalformed(t *testing.T) {
 // raised as Malformed (ErrCutByLink), then LinkDown; a card drawn while unplugged is lost on a
 // plain shoe (the LinkDown is what tells), and the driver reconnects at the same path.
 func TestUnplugCardInFlight(t *testing.T) {
-	sim, dev := newPair(t, readershoetest.Opts{}, readershoe.Opts{})
+	var rec lockedBuffer
+	sim, dev := newPair(t, readershoetest.Opts{}, readershoe.Opts{Record: &rec})
 	sim.Load(readershoetest.Stack([]card.Card{card.MustParse("5s"), card.MustParse("6s")}, -1))
 	sim.WriteRaw([]byte(" [Game]<Card:3"))
-	time.Sleep(20 * time.Millisecond) // the half line reaches the driver
+	// Pull the cable once the half line has reached the driver (its transcript shows it).
+	for end := time.Now().Add(5 * time.Second); !strings.Contains(rec.String(), "3c 43 61 72 64 3a 33"); time.Sleep(time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("the half line never arrived")
+		}
+	}
 	if err := sim.Unplug(); err != nil {
 		t.Fatal(err)
 	}
@@ -407,4 +416,22 @@ func TestSimUnload(t *testing.T) {
 	if len(got) != 3 || got[0] != c("3s") || got[1] != c("4s") || got[2] != c("5s") || sim.Remaining() != 0 {
 		t.Fatalf("unloaded %v, %d left", got, sim.Remaining())
 	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for the driver's goroutine and the test's.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -371,6 +371,12 @@ func (d *Dev) do(ctx context.Context, stop <-chan struct{}, cmd Cmd, payload []b
 				return Frame{}, err
 			}
 		case <-poll.C:
+			d.portMu.Lock()
+			down := d.port == nil
+			d.portMu.Unlock()
+			if down {
+				continue // asked again when the link is back (the case above)
+			}
 			d.log.Debug("asking again for the reply", "cmd", cmd.String(), "seq", seq)
 			if err := d.send(ctx, stop, seq, cmd, b); err != nil {
 				return Frame{}, err

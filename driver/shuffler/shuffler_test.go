@@ -309,7 +309,7 @@ func TestNoisyLine(t *testing.T) {
 // the link. When the port comes back the driver asks again, the device answers from its reply
 // cache: the shuffle is recovered and ran once.
 func TestUnplugDuringShuffle(t *testing.T) {
-	sim, dev := newPair(t, shufflertest.Opts{Seed: 9, CardTime: time.Millisecond, Retries: 1, AckTimeout: 30 * time.Millisecond}, shuffler.Opts{})
+	sim, dev := newPair(t, shufflertest.Opts{Seed: 9, CardTime: 2 * time.Millisecond, Retries: 1, AckTimeout: 30 * time.Millisecond}, shuffler.Opts{})
 	sim.Insert(decks(1))
 	type result struct {
 		r   shuffler.Report
@@ -320,12 +320,14 @@ func TestUnplugDuringShuffle(t *testing.T) {
 		r, err := dev.Shuffle(ctxT(t, 10*time.Second), shuffler.Program{Decks: 1, Mode: shuffler.DeckPerRound})
 		done <- result{r, err}
 	}()
-	time.Sleep(15 * time.Millisecond) // mid-shuffle (52 cards take 52 ms)
+	// Pull the cable once the device has started (52 cards take 104 ms).
+	waitFor(t, func() bool { return sim.Stats().Executed[shuffler.CmdShuffle] == 1 })
 	if err := sim.Unplug(); err != nil {
 		t.Fatal(err)
 	}
 	waitEvent(t, dev, shuffler.LinkDown, 2*time.Second)
-	time.Sleep(150 * time.Millisecond) // the device finishes and gives up sending its reply
+	// The device finishes, sends its event and its reply into the void, and gives up on both.
+	waitFor(t, func() bool { return sim.Stats().GaveUp >= 2 })
 	if err := sim.Plug(); err != nil {
 		t.Fatal(err)
 	}
@@ -341,6 +343,17 @@ func TestUnplugDuringShuffle(t *testing.T) {
 	if len(sim.TakeOutput()) != 52 {
 		t.Fatal("pack lost")
 	}
+}
+
+// waitFor polls cond every millisecond for up to 5 s.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatal("condition not met within 5 s")
 }
 
 func TestHaltIsInertAndIdempotent(t *testing.T) {
