@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/ed25519"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,23 +13,32 @@ import (
 	"github.com/sabot-tables/sabot/games/catalog"
 	"github.com/sabot-tables/sabot/games/follow"
 	"github.com/sabot-tables/sabot/tablebus"
+	"github.com/sabot-tables/sabot/tablebus/consumer"
 	"github.com/sabot-tables/sabot/tablebus/journal"
+	"github.com/sabot-tables/sabot/tablebus/keystore"
 	"github.com/sabot-tables/sabot/tablebus/mqttbus"
 )
 
 func init() {
-	addCommand(command{name: "engine", summary: "run a game engine as a separate process, from the table's feed over MQTT", run: runEngine})
+	addCommand(command{name: "engine", summary: "run a game engine as a separate process, from the table's verified feed over MQTT", run: runEngine})
 }
 
+// followMark is the engine journal's mark of the last daemon event after which no round was
+// open: a restarted engine asks for the feed again from the next one, so it follows the round
+// it was in from its start.
+const followMark = "follow"
+
 func runEngine(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlags("engine", "--game GAME --table T [--mqtt URL] [--id ID]", stderr)
+	fs := newFlags("engine", "--game GAME --table T [--mqtt URL] [--id ID] [--root root.pub]", stderr)
 	game := fs.String("game", "", "game id (sabot games list)")
 	rules := fs.String("rules", "", "rule preset (default: the game's)")
 	table := fs.String("table", "", "table id")
 	url := fs.String("mqtt", "tcp://127.0.0.1:1883", "broker URL")
-	user := fs.String("mqtt-user", "", "MQTT user name (password from SABOT_MQTT_PASSWORD)")
-	id := fs.String("id", "engine", "this engine's id: it publishes on sabot/v1/<table>/secure/engine/<id>")
+	user := fs.String("mqtt-user", "", "MQTT user name (password from SABOT_MQTT_PASSWORD); in production the same as --id")
+	id := fs.String("id", "engine", "this engine's id: it publishes on sabot/v1/<table>/secure/engine/<id> and acknowledges on …/ack/<id>")
 	jpath := fs.String("journal", "", "the engine's own journal (default var/<table>-<id>.db)")
+	rootPath := fs.String("root", "", "the floor's root public key (sabot keys root); empty trusts the first keyring's root (development)")
+	krPath := fs.String("keyring", "", "a keyring file to start with (it is also received from the table)")
 	quiet := fs.Bool("quiet", false, "do not print the engine's events")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -40,12 +50,24 @@ func runEngine(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	if err := tablebus.ValidTable(*table); err != nil {
 		return err
 	}
-	if err := tablebus.ValidTable(*id); err != nil {
+	if err := tablebus.ValidConsumer(*id); err != nil {
 		return fmt.Errorf("engine id: %w", err)
 	}
 	eng, err := catalog.New(games.Config{Game: *game, Rules: *rules})
 	if err != nil {
 		return err
+	}
+	var root ed25519.PublicKey
+	if *rootPath != "" {
+		if root, err = tablebus.ReadPublicKey(*rootPath); err != nil {
+			return err
+		}
+	}
+	var kr *tablebus.Keyring
+	if *krPath != "" {
+		if kr, err = keystore.ReadKeyring(*krPath, root); err != nil {
+			return err
+		}
 	}
 	if *jpath == "" {
 		*jpath = filepath.Join("var", *table+"-"+*id+".db")
@@ -63,7 +85,20 @@ func runEngine(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	if err != nil {
 		return err
 	}
+	from, err := j.Mark(followMark)
+	if err != nil {
+		return err
+	}
 	log := slog.New(slog.NewTextHandler(stderr, nil)).With("engine", *id, "table", *table)
+	copts := consumer.Options{ID: *id, Tables: []string{*table}, Feed: tablebus.Secure, Keyring: kr, Root: root,
+		Ack: consumer.AckDelivered, Logger: log}
+	if from > 0 {
+		copts.From = map[string]uint64{*table: from}
+	}
+	c, err := consumer.New(copts)
+	if err != nil {
+		return err
+	}
 	topics := tablebus.Topics{Table: *table}
 	client, err := mqttbus.Connect(ctx, mqttbus.Options{URL: *url, ClientID: "sabot-engine-" + *table + "-" + *id,
 		Username: *user, Password: os.Getenv("SABOT_MQTT_PASSWORD"), Logger: log})
@@ -71,46 +106,100 @@ func runEngine(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		return err
 	}
 	defer client.Close()
-	f := follow.New(eng)
-	msgs := make(chan mqttbus.Message, 1024)
-	if err := client.Subscribe(ctx, topics.SecureEvents(), 1, func(m mqttbus.Message) {
-		select {
-		case msgs <- m:
-		case <-ctx.Done():
-		}
-	}); err != nil {
+
+	e := &engineRun{f: follow.New(eng), j: j, client: client, topic: topics.Engine(*id), id: *id, table: *table,
+		session: session, quiet: *quiet, stdout: stdout, log: log}
+	log.Info("engine following the table's verified feed", "game", *game, "topic", topics.SecureEvents(), "from_seq", from)
+	return c.Run(ctx, client, e)
+}
+
+// engineRun is the engine process's consumer handler.
+type engineRun struct {
+	f       *follow.Follower
+	j       *journal.Journal
+	client  *mqttbus.Client
+	topic   string
+	id      string
+	table   string
+	session uint64
+	quiet   bool
+	stdout  io.Writer
+	log     *slog.Logger
+
+	inRound bool // between the round's opening and its settlement or void
+	held    bool // the daemon died in a round: the round is held
+	last    tablebus.Event
+}
+
+var _ consumer.Handler = (*engineRun)(nil)
+
+// emit journals and publishes one of the engine's own events.
+func (e *engineRun) emit(o tablebus.Event) error {
+	o.V, o.Seq, o.Table, o.Source, o.Session = tablebus.SchemaVersion, e.j.NextSeq(), e.table, e.id, e.session
+	r, err := e.j.Append(o)
+	if err != nil {
 		return err
 	}
-	log.Info("engine following the table's feed", "game", *game, "topic", topics.SecureEvents())
-	for {
-		var m mqttbus.Message
-		select {
-		case <-ctx.Done():
-			return nil
-		case m = <-msgs:
+	if err := e.client.Publish(context.Background(), e.topic, r.Secure, 1, false); err != nil {
+		e.log.Warn("publishing the engine's event (it stays in its journal)", "seq", o.Seq, "err", err)
+	}
+	if o.Type == tablebus.Fault {
+		e.log.Error("ALARM", "code", o.Code, "problem", o.Problem)
+	}
+	if !e.quiet {
+		if s := tablebus.Describe(o); s != "" {
+			fmt.Fprintf(e.stdout, "%s %s/%s #%-6d %s\n", o.TS.Local().Format("15:04:05.000"), e.table, e.id, o.Seq, s)
 		}
-		e, err := tablebus.Decode(m.Payload)
-		if err != nil {
-			log.Warn("rejected a message on the feed", "err", err)
-			continue
+	}
+	return nil
+}
+
+// Event follows one verified event of the daemon's feed.
+func (e *engineRun) Event(d consumer.Delivery) error {
+	ev := d.Event
+	e.last = ev
+	if e.held {
+		e.held = false
+		if err := e.emit(tablebus.Event{Type: tablebus.FaultResolved, Code: "daemon-offline", By: e.id, Shoe: ev.Shoe, Round: ev.Round,
+			TS: ev.TS, Reason: "the daemon is back and its feed continues"}); err != nil {
+			return err
 		}
-		for _, o := range f.Apply(e) {
-			o.V, o.Seq, o.Table, o.Source, o.Session = tablebus.SchemaVersion, j.NextSeq(), *table, *id, session
-			r, err := j.Append(o)
-			if err != nil {
-				return err
-			}
-			if err := client.Publish(ctx, topics.Engine(*id), r.Secure, 1, false); err != nil {
-				return err
-			}
-			if o.Type == tablebus.Fault {
-				log.Error("ALARM", "code", o.Code, "problem", o.Problem)
-			}
-			if !*quiet {
-				if s := tablebus.Describe(o); s != "" {
-					fmt.Fprintf(stdout, "%s %s/%s #%-6d %s\n", o.TS.Local().Format("15:04:05.000"), *table, *id, o.Seq, s)
-				}
-			}
+	}
+	for _, o := range e.f.Apply(ev) {
+		if err := e.emit(o); err != nil {
+			return err
+		}
+	}
+	switch ev.Type {
+	case tablebus.RoundOpened:
+		e.inRound = true
+	case tablebus.RoundSettled, tablebus.RoundVoided, tablebus.ShoeEnded, tablebus.ShoeLoaded:
+		e.inRound = false
+		if err := e.j.SetMark(followMark, d.Seq); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Alarm publishes the consumer's alarm (a forged or altered event, a gap) as the engine's fault.
+func (e *engineRun) Alarm(a consumer.Alarm) {
+	o := tablebus.Event{Type: tablebus.Fault, Code: "bus-" + a.Code, Problem: a.String(), Hold: a.Code != consumer.AlarmFuture,
+		Shoe: e.last.Shoe, Round: e.last.Round, TS: a.TS.UTC(), Ref: a.Seq}
+	if err := e.emit(o); err != nil {
+		e.log.Error("journaling an alarm", "err", err)
+	}
+}
+
+// State holds the round when the daemon dies in it: no result is settled from a dead table.
+func (e *engineRun) State(s consumer.State) {
+	e.log.Info("table status", "state", s.String())
+	if !s.Online && e.inRound && !e.held {
+		e.held = true
+		o := tablebus.Event{Type: tablebus.Fault, Code: "daemon-offline", Hold: true, Shoe: e.last.Shoe, Round: e.last.Round,
+			TS: s.Since.UTC(), Problem: fmt.Sprintf("the table's daemon is offline (session %d) in round %d: the round is held", s.Session, e.last.Round)}
+		if err := e.emit(o); err != nil {
+			e.log.Error("journaling the hold", "err", err)
 		}
 	}
 }

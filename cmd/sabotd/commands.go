@@ -2,15 +2,24 @@ package main
 
 import (
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"time"
 
 	"github.com/sabot-tables/sabot/games"
 	"github.com/sabot-tables/sabot/shoe"
 	"github.com/sabot-tables/sabot/tablebus"
+	"github.com/sabot-tables/sabot/tablebus/access"
+	"github.com/sabot-tables/sabot/tablebus/broker"
+	"github.com/sabot-tables/sabot/tablebus/brokerconf"
+	"github.com/sabot-tables/sabot/tablebus/keystore"
 	"github.com/sabot-tables/sabot/tablebus/mqttbus"
+	"github.com/sabot-tables/sabot/tablebus/outbox"
 )
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
@@ -44,9 +53,12 @@ func commandInput(c tablebus.Command, now time.Time) (any, error) {
 }
 
 // serveCommands applies the commands published on the table's command topic, one at a time,
-// and answers each on the reply topic. A bad command is refused with a logged reason; the
-// daemon carries on.
-func serveCommands(ctx context.Context, client *mqttbus.Client, topics tablebus.Topics, loop *shoe.Loop, log *slog.Logger) error {
+// and answers each on the reply topic. Each must be signed by a key the keyring gives a role
+// allowed to give it (tablebus.CommandGuard). A bad command is refused with a logged reason and
+// a fault event (at most one a second); the daemon carries on.
+func serveCommands(ctx context.Context, client *mqttbus.Client, topics tablebus.Topics, loop *shoe.Loop, guard *tablebus.CommandGuard, ob *outbox.Outbox, log *slog.Logger) error {
+	var lastFault time.Time
+	refused := 0
 	cmds := make(chan mqttbus.Message, 64)
 	if err := client.Subscribe(ctx, topics.Commands(), 1, func(m mqttbus.Message) {
 		select {
@@ -68,8 +80,20 @@ func serveCommands(ctx context.Context, client *mqttbus.Client, topics tablebus.
 			continue
 		}
 		reply := tablebus.Reply{V: tablebus.SchemaVersion}
-		c, err := tablebus.DecodeCommand(m.Payload)
-		if err == nil {
+		c, key, err := guard.Check(m.Topic, m.Payload, time.Now())
+		if err != nil {
+			if d, derr := tablebus.DecodeCommand(m.Payload); derr == nil {
+				reply.ID, reply.Cmd = d.ID, d.Cmd
+			}
+			refused++
+			if time.Since(lastFault) >= time.Second {
+				if ferr := ob.Fault(ctx, "command-refused", fmt.Sprintf("%d command(s) refused; the last: %v", refused, err)); ferr != nil {
+					return ferr
+				}
+				lastFault, refused = time.Now(), 0
+			}
+		} else {
+			log.Info("signed command", "cmd", c.Cmd, "id", c.ID, "by", key.Name, "role", key.Role, "kid", key.Kid)
 			reply.ID, reply.Cmd = c.ID, c.Cmd
 			var in any
 			in, err = commandInput(c, time.Now())
@@ -89,4 +113,103 @@ func serveCommands(ctx context.Context, client *mqttbus.Client, topics tablebus.
 			log.Warn("publishing a command reply", "err", err)
 		}
 	}
+}
+
+// busKeys returns the table's signer, the keyring and the pinned root: from --key and
+// --keyring (checked under --root when given), or development keys kept beside the journal
+// (`make run`, tests), said so in the log.
+func busKeys(o *options, log *slog.Logger) (*tablebus.Signer, *tablebus.Keyring, ed25519.PublicKey, error) {
+	var root ed25519.PublicKey
+	if o.root != "" {
+		var err error
+		if root, err = tablebus.ReadPublicKey(o.root); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if o.key == "" && o.keyring == "" {
+		dir := filepath.Join(filepath.Dir(o.journal), "keys")
+		s, kr, err := keystore.Dev(dir, o.table)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		log.Warn("no --key and --keyring: signing with development keys (not for a casino floor)", "dir", dir, "kid", s.KeyID(), "keyring", kr.String())
+		return s, kr, root, nil
+	}
+	if o.key == "" || o.keyring == "" {
+		return nil, nil, nil, fmt.Errorf("give both --key and --keyring (sabot keys), or neither for development keys")
+	}
+	s, kr, err := keystore.Load(o.key, o.keyring, root, o.table, time.Now())
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	log.Info("signing the feed", "kid", s.KeyID(), "keyring", kr.String())
+	return s, kr, root, nil
+}
+
+// watchKeys follows a rotation of the key or the keyring files without stopping the table.
+func watchKeys(ctx context.Context, o *options, root ed25519.PublicKey, ob *outbox.Outbox, guard *tablebus.CommandGuard, log *slog.Logger) {
+	if o.key == "" {
+		return
+	}
+	keystore.Watch(ctx, o.key, o.keyring, root, o.table, 5*time.Second,
+		func(s *tablebus.Signer) {
+			ob.SetSigner(s)
+			log.Info("key rotated: signing with the new key from the next event", "kid", s.KeyID())
+		},
+		func(kr *tablebus.Keyring) {
+			ob.SetKeyring(kr.Raw())
+			guard.SetKeyring(kr)
+			log.Info("keyring replaced: publishing it", "keyring", kr.String())
+		},
+		func(err error) { log.Error("a new key or keyring was refused; keeping the old", "err", err) })
+}
+
+// embeddedBroker starts the embedded broker with the accounts of --broker-dir (sabot
+// broker-config), an account of the daemon's own with a password made now, and
+// --broker-anonymous as the role of clients without an account. It sets the daemon's user and
+// password.
+func embeddedBroker(o *options, log *slog.Logger) (*broker.Broker, error) {
+	var accts []broker.Account
+	if o.brokerDir != "" {
+		var err error
+		if accts, err = brokerconf.ReadAccounts(o.brokerDir); err != nil {
+			return nil, err
+		}
+	}
+	pw := make([]byte, 18)
+	rand.Read(pw)
+	o.user, o.pass = o.table, base64.RawURLEncoding.EncodeToString(pw)
+	hash, err := access.HashPassword(o.pass)
+	if err != nil {
+		return nil, err
+	}
+	accts = append(accts, broker.Account{Account: access.Account{Name: o.table, Role: access.Table}, Hash: hash})
+	var anon access.Role
+	if o.brokerAnon != "" && o.brokerAnon != "none" {
+		if anon, err = access.ParseRole(o.brokerAnon); err != nil {
+			return nil, err
+		}
+	}
+	b, err := broker.Start(broker.Options{Addr: o.listen, Logger: log, Accounts: accts, Anonymous: anon})
+	if err != nil {
+		return nil, fmt.Errorf("%w (is another sabotd or mosquitto using it? use --listen or --mqtt)", err)
+	}
+	return b, nil
+}
+
+// probeBus checks at start that what the daemon publishes comes back, and says so loudly when
+// it does not (MQTT 3.1.1 acknowledges a publish its ACL denies).
+func probeBus(ctx context.Context, ob *outbox.Outbox, client *mqttbus.Client, log *slog.Logger) {
+	err := ob.Probe(ctx, client, 5*time.Second)
+	if ctx.Err() != nil {
+		return
+	}
+	if err != nil {
+		log.Error("**** BUS PROBE FAILED: THIS TABLE'S FEED DOES NOT REACH THE BROKER'S SUBSCRIBERS ****", "err", err)
+		if ferr := ob.Fault(ctx, "bus-probe", err.Error()); ferr != nil {
+			log.Error("journaling the probe's fault", "err", ferr)
+		}
+		return
+	}
+	log.Info("bus probe: what this daemon publishes comes back")
 }

@@ -29,7 +29,6 @@ import (
 	"github.com/sabot-tables/sabot/games/catalog"
 	"github.com/sabot-tables/sabot/shoe"
 	"github.com/sabot-tables/sabot/tablebus"
-	"github.com/sabot-tables/sabot/tablebus/broker"
 	"github.com/sabot-tables/sabot/tablebus/journal"
 	"github.com/sabot-tables/sabot/tablebus/mqttbus"
 	"github.com/sabot-tables/sabot/tablebus/outbox"
@@ -67,6 +66,12 @@ type options struct {
 	shoePort     string
 	quiet        bool
 	logLevel     string
+	key          string
+	keyring      string
+	root         string
+	requireAck   string
+	brokerDir    string
+	brokerAnon   string
 }
 
 func parseOptions(args []string, stderr io.Writer) (*options, error) {
@@ -93,6 +98,12 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.shoePort, "shoe-port", "", "reading shoe serial port, e.g. /dev/ttyUSB1")
 	fs.BoolVar(&o.quiet, "quiet", false, "do not print the live feed on standard output")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&o.key, "key", "", "the table's Ed25519 signing key (sabot keys table); empty: development keys beside the journal")
+	fs.StringVar(&o.keyring, "keyring", "", "the keyring signed by the floor's root (sabot keys sign), published retained")
+	fs.StringVar(&o.root, "root", "", "the root's public key: the keyring must be signed by it")
+	fs.StringVar(&o.requireAck, "require-ack", "", "consumers whose acknowledgements decide where publishing starts after a restart, e.g. engine.E1,surveillance.S1")
+	fs.StringVar(&o.brokerDir, "broker-dir", "", "embedded broker: the accounts of sabot broker-config (accounts, passwd)")
+	fs.StringVar(&o.brokerAnon, "broker-anonymous", "surveillance", "embedded broker: the role of clients without an account (none, surveillance, engine, display, dealer)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -203,26 +214,30 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ob := outbox.New(j, session, log)
+	signer, kr, root, err := busKeys(o, log)
+	if err != nil {
+		return err
+	}
+	var required []string
+	if o.requireAck != "" {
+		required = strings.Split(o.requireAck, ",")
+	}
+	ob := outbox.NewWith(j, outbox.Options{Session: session, Logger: log, Signer: signer, Keyring: kr.Raw(), Game: o.game, Required: required})
+	guard := tablebus.NewCommandGuard(kr)
 	log.Info("sabotd starting", "game", o.game, "decks", proc.Decks, "journal", o.journal, "session", session, "next_seq", j.NextSeq())
 
 	// The broker: a site's, or the embedded one.
 	url := o.mqtt
 	if url == "" {
-		b, err := broker.Start(broker.Options{Addr: o.listen, Logger: log})
+		b, err := embeddedBroker(o, log)
 		if err != nil {
-			return fmt.Errorf("%w (is another sabotd or mosquitto using it? use --listen or --mqtt)", err)
+			return err
 		}
 		defer b.Close()
 		url = b.URL()
 		log.Info("embedded MQTT broker listening", "url", url)
 	}
 	topics := tablebus.Topics{Table: o.table}
-	statusMsg := func(online bool) []byte {
-		b, _ := jsonMarshal(tablebus.Status{V: tablebus.SchemaVersion, Table: o.table, Online: online,
-			Session: session, Game: o.game, Seq: ob.LastSeq(), TS: time.Now().UTC()})
-		return b
-	}
 
 	// The devices, real or simulated.
 	devs, err := openDevices(ctx, o, log)
@@ -246,14 +261,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	client, err := mqttbus.Connect(ctx, mqttbus.Options{
 		URL: url, ClientID: "sabotd-" + o.table, Username: o.user, Password: o.pass, Logger: log,
-		Will: &mqttbus.Will{Topic: topics.Status(), Payload: statusMsg(false), Retain: true},
-		OnConnect: func(c *mqttbus.Client) {
-			go func() {
-				if err := c.Publish(ctx, topics.Status(), statusMsg(true), 1, true); err != nil {
-					log.Warn("publishing the online status", "err", err)
-				}
-			}()
-		},
+		NextWill:  ob.Will,                                  // the sealed death of each connection
+		OnConnect: func(*mqttbus.Client) { ob.Connected() }, // birth, keyring, re-publish from the acks
 	})
 	if err != nil {
 		return err
@@ -266,7 +275,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		g.Go(func() error { return loop.Do(gctx, shoe.StartShoe{}) }) // shuffle the verified load
 	}
 	g.Go(func() error { return ob.Run(gctx, client) })
-	g.Go(func() error { return serveCommands(gctx, client, topics, loop, log) })
+	g.Go(func() error { return serveCommands(gctx, client, topics, loop, guard, ob, log) })
+	g.Go(func() error { probeBus(gctx, ob, client, log); return nil })
+	g.Go(func() error { watchKeys(gctx, o, root, ob, guard, log); return nil })
 	g.Go(func() error { return devs.readShoe(gctx, loop, log) })
 	g.Go(func() error { return devs.watchShuffler(gctx, loop, log) })
 	if printer != nil {
@@ -295,7 +306,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	devs.Halt()
 	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	if perr := client.Publish(sctx, topics.Status(), statusMsg(false), 1, true); perr != nil {
+	if perr := ob.Offline(sctx, client); perr != nil {
 		log.Warn("publishing the offline status", "err", perr)
 	}
 	log.Info("sabotd stopped", "last_seq", ob.LastSeq())

@@ -1,11 +1,21 @@
 // Package broker embeds a real MQTT broker, mochi-mqtt/server v2, in the daemon: `make run` and
 // a table without a site broker use it; a site runs mosquitto (README "Configuration").
 //
-// Known limits of mochi v2.7.9 (../../../shared/research/mqtt.md §3.3) and how Sabot lives with them:
-//   - a subscriber more than 8,192 QoS 1 messages behind loses messages silently: the table's
-//     sequence numbers reveal the gap and the consumer asks for a replay from the journal;
-//   - Close can hang on a connection that never sent CONNECT: Close gives up after a deadline;
-//   - its ACL ledger allows by default: any ACL configured here ends with a deny-all rule.
+// It applies the same accounts and ACLs as the site's mosquitto (package access: one list of
+// grants per role), through a hook of its own that ends with a deny-all: mochi's own ledger
+// allows by default. Passwords are mosquitto's "$7$" hashes, so one password file serves both.
+//
+// Known limits of mochi v2.7.9 (research/mqtt.md §3.3) and how Sabot lives with them:
+//   - a subscriber more than 8,192 QoS 1 messages behind (MaximumInflight, and as many pending
+//     writes) loses messages silently: both are raised to 65,535 here, and beyond that the
+//     table's sequence numbers reveal the gap and the consumer asks for a replay;
+//   - Close can hang on a connection that never sent CONNECT: every connection must send its
+//     CONNECT within ten seconds (a deadline set at accept, which mochi replaces with the
+//     keepalive's once connected), and Close gives up after two seconds anyway;
+//   - an MQTT 3.1.1 client whose QoS 1 publish the ACL denies is disconnected, and paho sends
+//     it again after reconnecting (a poison message): the daemon publishes only where its role
+//     may, and its start-up probe says so loudly otherwise;
+//   - retained and in-flight messages expire after a day by default: expiry is turned off.
 package broker
 
 import (
@@ -17,8 +27,10 @@ import (
 	"time"
 
 	mqtt "github.com/mochi-mqtt/server/v2"
-	"github.com/mochi-mqtt/server/v2/hooks/auth"
 	"github.com/mochi-mqtt/server/v2/listeners"
+	"github.com/mochi-mqtt/server/v2/packets"
+
+	"github.com/sabot-tables/sabot/tablebus/access"
 )
 
 // Broker is a running embedded broker.
@@ -28,11 +40,23 @@ type Broker struct {
 	log  *slog.Logger
 }
 
+// Account is a broker account: a role's grants (package access) and a password hash.
+type Account struct {
+	access.Account
+	Hash string // mosquitto "$7$" hash (access.HashPassword)
+}
+
 // Options configures the broker.
 type Options struct {
 	// Addr is the TCP address to listen on, e.g. "127.0.0.1:1883"; port 0 picks a free port.
 	Addr   string
 	Logger *slog.Logger
+	// Accounts may connect with their password and get their role's grants.
+	Accounts []Account
+	// Anonymous is the role of a client that gives no user name ("" refuses such clients).
+	// `make run` lets anonymous clients be surveillance on loopback: they read everything,
+	// and, like every account but the table's own, cannot publish the table's events.
+	Anonymous access.Role
 }
 
 // Start listens on o.Addr and serves MQTT until Close.
@@ -44,18 +68,32 @@ func Start(o Options) (*Broker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("broker: cannot listen on %s: %w", o.Addr, err)
 	}
+	h := &aclHook{accounts: map[string]Account{}, anonymous: o.Anonymous, log: o.Logger}
+	for _, a := range o.Accounts {
+		if err := a.Check(); err != nil {
+			return nil, fmt.Errorf("broker: %w", err)
+		}
+		h.accounts[a.Name] = a
+	}
+	if o.Anonymous != "" {
+		if _, err := access.ParseRole(string(o.Anonymous)); err != nil || o.Anonymous == access.Table {
+			return nil, fmt.Errorf("broker: anonymous clients cannot have the role %q", o.Anonymous)
+		}
+	}
 	caps := mqtt.NewDefaultServerCapabilities()
 	caps.MaximumMessageExpiryInterval = 0 // retained status must not expire after a day
+	caps.MaximumInflight = 65535
+	caps.MaximumClientWritesPending = 65536
 	// mochi logs every connection at INFO; the daemon's log keeps its warnings and errors.
 	s := mqtt.New(&mqtt.Options{
 		Capabilities: caps,
 		Logger:       slog.New(levelHandler{o.Logger.Handler().WithAttrs([]slog.Attr{slog.String("component", "broker")}), slog.LevelWarn}),
 	})
-	if err := s.AddHook(new(auth.AllowHook), nil); err != nil {
+	if err := s.AddHook(h, nil); err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("broker: %w", err)
 	}
-	if err := s.AddListener(listeners.NewNet("sabot", ln)); err != nil {
+	if err := s.AddListener(listeners.NewNet("sabot", connectDeadline{ln})); err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("broker: %w", err)
 	}
@@ -103,4 +141,66 @@ func (h levelHandler) WithAttrs(a []slog.Attr) slog.Handler {
 
 func (h levelHandler) WithGroup(n string) slog.Handler {
 	return levelHandler{h.Handler.WithGroup(n), h.min}
+}
+
+// connectTimeout is how long a new connection has to send its CONNECT.
+const connectTimeout = 10 * time.Second
+
+// connectDeadline sets a deadline on each accepted connection, so one that never sends
+// CONNECT cannot hold the broker (mochi replaces it with the keepalive's once connected).
+type connectDeadline struct{ net.Listener }
+
+func (l connectDeadline) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		c.SetDeadline(time.Now().Add(connectTimeout))
+	}
+	return c, err
+}
+
+// aclHook authenticates accounts and applies their grants, denying the rest.
+type aclHook struct {
+	mqtt.HookBase
+	accounts  map[string]Account
+	anonymous access.Role
+	log       *slog.Logger
+}
+
+func (h *aclHook) ID() string { return "sabot-acl" }
+
+func (h *aclHook) Provides(b byte) bool {
+	return b == mqtt.OnConnectAuthenticate || b == mqtt.OnACLCheck
+}
+
+func (h *aclHook) OnConnectAuthenticate(cl *mqtt.Client, pk packets.Packet) bool {
+	name := string(pk.Connect.Username)
+	if name == "" {
+		if h.anonymous == "" {
+			h.log.Warn("broker: refused an anonymous client", "client", cl.ID, "remote", cl.Net.Remote)
+		}
+		return h.anonymous != ""
+	}
+	a, ok := h.accounts[name]
+	if !ok || !access.CheckPassword(a.Hash, string(pk.Connect.Password)) {
+		h.log.Warn("broker: refused a client: unknown account or wrong password", "user", name, "remote", cl.Net.Remote)
+		return false
+	}
+	return true
+}
+
+func (h *aclHook) OnACLCheck(cl *mqtt.Client, topic string, write bool) bool {
+	name := string(cl.Properties.Username)
+	acct := access.Account{Role: h.anonymous}
+	if name != "" {
+		a, ok := h.accounts[name]
+		if !ok {
+			return false
+		}
+		acct = a.Account
+	}
+	ok := acct.Allowed(topic, write)
+	if !ok && write {
+		h.log.Warn("broker: denied a publish", "user", name, "topic", topic)
+	}
+	return ok
 }

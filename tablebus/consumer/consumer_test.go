@@ -97,10 +97,10 @@ func TestConsumer(t *testing.T) {
 		{"duplicates dropped", []step{at(ev[0], "d1"), at(ev[0]), at(ev[1], "d2"), at(ev[0]), at(ev[1])}},
 		{"reordered", []step{at(ev[2]), at(ev[1]), at(ev[0], "d1", "d2", "d3"), at(ev[3], "d4")}},
 		{"gap replayed after the reorder timeout", []step{
-			at(ev[0], "d1"), at(ev[2]), at(ev[4]), tick(100*time.Millisecond), tick(300*time.Millisecond, "R2-2"),
+			at(ev[0], "d1"), at(ev[2]), at(ev[4]), tick(100 * time.Millisecond), tick(300*time.Millisecond, "R2-2"),
 			tick(time.Second), tick(1300*time.Millisecond, "R2-2"), at(ev[1], "d2", "d3"),
-			tick(3*time.Second, "R4-4"), at(ev[3], "d4", "d5"), tick(10*time.Second)}},
-		{"gap alarm", []step{at(ev[0], "d1"), at(ev[2]), tick(300*time.Millisecond, "R2-2"), tick(31*time.Second, "R2-2", "A:gap"), tick(32*time.Second), tick(33*time.Second, "R2-2")}},
+			tick(3*time.Second, "R4-4"), at(ev[3], "d4", "d5"), tick(10 * time.Second)}},
+		{"gap alarm", []step{at(ev[0], "d1"), at(ev[2]), tick(300*time.Millisecond, "R2-2"), tick(31*time.Second, "R2-2", "A:gap"), tick(32 * time.Second), tick(33*time.Second, "R2-2")}},
 		{"altered byte", []step{at(ev[0], "d1"), at(msg{topic, altered(ev[1].payload)}, "A:forged"), at(ev[1], "d2")}},
 		{"unsigned", []step{at(msg{topic, unsigned}, "A:forged")}},
 		{"truncated", []step{at(msg{topic, ev[0].payload[:len(ev[0].payload)-1]}, "A:forged")}},

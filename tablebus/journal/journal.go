@@ -23,8 +23,10 @@ import (
 	"github.com/sabot-tables/sabot/tablebus"
 )
 
-// schemaVersion is the journal's own layout version, kept in its meta table.
-const schemaVersion = 1
+// schemaVersion is the journal's own layout version, kept in its meta table. Version 2 added
+// the sealed wire payloads (secure_wire, public_wire); a version 1 journal is upgraded in place
+// when opened for writing, its old events keeping no wire payload (their wire form is their body).
+const schemaVersion = 2
 
 const schema = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -35,7 +37,9 @@ CREATE TABLE IF NOT EXISTS events (
 	round  INTEGER NOT NULL,
 	ts     TEXT NOT NULL,
 	secure BLOB NOT NULL,
-	public BLOB NOT NULL
+	public BLOB NOT NULL,
+	secure_wire BLOB,
+	public_wire BLOB
 );
 CREATE INDEX IF NOT EXISTS events_shoe ON events (shoe, round);
 CREATE INDEX IF NOT EXISTS events_type ON events (type);
@@ -53,6 +57,56 @@ type Journal struct {
 	table string
 	mu    sync.Mutex    // serialises Append
 	next  atomic.Uint64 // the next seq
+
+	sealer     Sealer
+	prevSecure tablebus.Hash // the hash of the last secure wire payload: the next one's prev
+	prevPublic tablebus.Hash
+	wireOnce   sync.Once
+	hasWire    bool
+
+	sealNanos, commitNanos, appends atomic.Int64
+}
+
+// Sealer seals an event body into its wire payload (a *tablebus.Signer).
+type Sealer interface {
+	SealChained(d tablebus.Domain, topic string, prev tablebus.Hash, body []byte) ([]byte, error)
+}
+
+// SetSealer makes every event appended from now on sealed, on each feed, chained to the
+// previous payload of that feed. Call it before the first Append.
+func (j *Journal) SetSealer(s Sealer) {
+	j.mu.Lock()
+	j.sealer = s
+	j.mu.Unlock()
+}
+
+// Timing is the time the journal spent, summed over every append since it was opened.
+type Timing struct {
+	Appends int64         // AppendStep calls
+	Seal    time.Duration // signing the payloads
+	Commit  time.Duration // the SQLite commit: the fsync of the WAL
+}
+
+// Timing returns the time spent sealing and committing so far.
+func (j *Journal) Timing() Timing {
+	return Timing{Appends: j.appends.Load(), Seal: time.Duration(j.sealNanos.Load()), Commit: time.Duration(j.commitNanos.Load())}
+}
+
+func (j *Journal) wire() bool {
+	j.wireOnce.Do(func() {
+		rows, err := j.db.Query("SELECT name FROM pragma_table_info('events')")
+		if err != nil {
+			return
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var n string
+			if rows.Scan(&n) == nil && n == "secure_wire" {
+				j.hasWire = true
+			}
+		}
+	})
+	return j.hasWire
 }
 
 // ErrOtherTable is returned by Open for a journal that belongs to another table.
@@ -94,6 +148,15 @@ func (j *Journal) init() error {
 	if _, err := j.db.Exec(schema); err != nil {
 		return fmt.Errorf("creating the schema: %w", err)
 	}
+	if !j.wire() {
+		// A version 1 journal: add the wire payloads.
+		for _, c := range []string{"secure_wire", "public_wire"} {
+			if _, err := j.db.Exec("ALTER TABLE events ADD COLUMN " + c + " BLOB"); err != nil {
+				return fmt.Errorf("upgrading the journal: %w", err)
+			}
+		}
+		j.hasWire = true
+	}
 	tx, err := j.db.Begin()
 	if err != nil {
 		return err
@@ -123,7 +186,13 @@ func (j *Journal) init() error {
 		if meta["table"] != j.table {
 			return fmt.Errorf("%w: it is table %q's, not %q's", ErrOtherTable, meta["table"], j.table)
 		}
-		if meta["version"] != strconv.Itoa(schemaVersion) {
+		switch meta["version"] {
+		case strconv.Itoa(schemaVersion):
+		case "1":
+			if _, err := tx.Exec("UPDATE meta SET value = ? WHERE key = 'version'", strconv.Itoa(schemaVersion)); err != nil {
+				return err
+			}
+		default:
 			return fmt.Errorf("journal layout version %q, this build reads %d", meta["version"], schemaVersion)
 		}
 	}
@@ -132,7 +201,22 @@ func (j *Journal) init() error {
 		return err
 	}
 	j.next.Store(uint64(last.Int64) + 1)
+	if last.Valid {
+		var sec, pub, secW, pubW []byte
+		if err := tx.QueryRow("SELECT secure, public, secure_wire, public_wire FROM events WHERE seq = ?", last.Int64).Scan(&sec, &pub, &secW, &pubW); err != nil {
+			return err
+		}
+		j.prevSecure, j.prevPublic = tablebus.HashOf(orBody(secW, sec)), tablebus.HashOf(orBody(pubW, pub))
+	}
 	return tx.Commit()
+}
+
+// orBody returns the wire payload, or the body for an event journaled without one.
+func orBody(wire, body []byte) []byte {
+	if wire == nil {
+		return body
+	}
+	return wire
 }
 
 // Path returns the journal's file.
@@ -176,8 +260,12 @@ type Record struct {
 	Shoe   string
 	Round  uint64
 	TS     time.Time
-	Secure []byte // the payload of the secure feed
-	Public []byte // the payload of the public feed
+	Secure []byte // the event's body (Event.Marshal): what a restarted machine replays
+	Public []byte // the public feed's body (Event.Public().Marshal)
+	// The exact payloads published on each feed: the body sealed and chained (seal.go), or the
+	// body itself for an event journaled without a sealer.
+	SecureWire []byte
+	PublicWire []byte
 }
 
 // Append writes one event durably (a step without an input).
@@ -215,16 +303,38 @@ func (j *Journal) AppendStep(input []byte, evs []tablebus.Event) ([]Record, erro
 		if err != nil {
 			return nil, err
 		}
-		recs[i] = Record{Seq: e.Seq, Type: e.Type, Shoe: e.Shoe, Round: e.Round, TS: e.TS, Secure: sec, Public: pub}
+		recs[i] = Record{Seq: e.Seq, Type: e.Type, Shoe: e.Shoe, Round: e.Round, TS: e.TS, Secure: sec, Public: pub, SecureWire: sec, PublicWire: pub}
 	}
+	// Seal each feed's payloads in order, chained to the last journaled payload of the feed.
+	t0 := time.Now()
+	prevS, prevP := j.prevSecure, j.prevPublic
+	topics := tablebus.Topics{Table: j.table}
+	for i := range recs {
+		r := &recs[i]
+		if j.sealer != nil {
+			var err error
+			if r.SecureWire, err = j.sealer.SealChained(tablebus.DomainEvent, topics.Events(tablebus.Secure), prevS, r.Secure); err != nil {
+				return nil, fmt.Errorf("journal: sealing event %d: %w", r.Seq, err)
+			}
+			if r.PublicWire, err = j.sealer.SealChained(tablebus.DomainEvent, topics.Events(tablebus.Public), prevP, r.Public); err != nil {
+				return nil, fmt.Errorf("journal: sealing event %d: %w", r.Seq, err)
+			}
+		}
+		prevS, prevP = tablebus.HashOf(r.SecureWire), tablebus.HashOf(r.PublicWire)
+	}
+	t1 := time.Now()
 	tx, err := j.db.Begin()
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
 	defer tx.Rollback()
 	for _, r := range recs {
-		_, err = tx.Exec("INSERT INTO events (seq, type, shoe, round, ts, secure, public) VALUES (?, ?, ?, ?, ?, ?, ?)",
-			int64(r.Seq), string(r.Type), r.Shoe, int64(r.Round), r.TS.UTC().Format(time.RFC3339Nano), r.Secure, r.Public)
+		var secW, pubW []byte
+		if j.sealer != nil {
+			secW, pubW = r.SecureWire, r.PublicWire
+		}
+		_, err = tx.Exec("INSERT INTO events (seq, type, shoe, round, ts, secure, public, secure_wire, public_wire) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			int64(r.Seq), string(r.Type), r.Shoe, int64(r.Round), r.TS.UTC().Format(time.RFC3339Nano), r.Secure, r.Public, secW, pubW)
 		if err != nil {
 			return nil, fmt.Errorf("journal: appending event %d: %w", r.Seq, err)
 		}
@@ -233,9 +343,14 @@ func (j *Journal) AppendStep(input []byte, evs []tablebus.Event) ([]Record, erro
 		int64(recs[0].Seq), int64(recs[len(recs)-1].Seq), input); err != nil {
 		return nil, fmt.Errorf("journal: appending step %d: %w", recs[0].Seq, err)
 	}
+	t2 := time.Now()
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("journal: commit: %w", err)
 	}
+	j.sealNanos.Add(int64(t1.Sub(t0)))
+	j.commitNanos.Add(int64(time.Since(t2)))
+	j.appends.Add(1)
+	j.prevSecure, j.prevPublic = prevS, prevP
 	j.next.Store(next + uint64(len(recs)))
 	return recs, nil
 }
@@ -311,8 +426,11 @@ func (j *Journal) OpenShoe(ctx context.Context) (steps []Step, shoesBefore int, 
 
 // Range calls fn for every event with from ≤ seq ≤ to, in order, stopping at fn's first error.
 func (j *Journal) Range(ctx context.Context, from, to uint64, fn func(Record) error) error {
-	rows, err := j.db.QueryContext(ctx, "SELECT seq, type, shoe, round, ts, secure, public FROM events WHERE seq BETWEEN ? AND ? ORDER BY seq",
-		int64(from), int64(min(to, 1<<62)))
+	q := "SELECT seq, type, shoe, round, ts, secure, public, NULL, NULL FROM events WHERE seq BETWEEN ? AND ? ORDER BY seq"
+	if j.wire() {
+		q = "SELECT seq, type, shoe, round, ts, secure, public, secure_wire, public_wire FROM events WHERE seq BETWEEN ? AND ? ORDER BY seq"
+	}
+	rows, err := j.db.QueryContext(ctx, q, int64(from), int64(min(to, 1<<62)))
 	if err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
@@ -321,9 +439,10 @@ func (j *Journal) Range(ctx context.Context, from, to uint64, fn func(Record) er
 		var r Record
 		var seq, round int64
 		var typ, ts string
-		if err := rows.Scan(&seq, &typ, &r.Shoe, &round, &ts, &r.Secure, &r.Public); err != nil {
+		if err := rows.Scan(&seq, &typ, &r.Shoe, &round, &ts, &r.Secure, &r.Public, &r.SecureWire, &r.PublicWire); err != nil {
 			return fmt.Errorf("journal: %w", err)
 		}
+		r.SecureWire, r.PublicWire = orBody(r.SecureWire, r.Secure), orBody(r.PublicWire, r.Public)
 		r.Seq, r.Round, r.Type = uint64(seq), uint64(round), tablebus.Type(typ)
 		if r.TS, err = time.Parse(time.RFC3339Nano, ts); err != nil {
 			return fmt.Errorf("journal: event %d: bad timestamp %q", seq, ts)
@@ -373,6 +492,56 @@ func (j *Journal) Counters(ctx context.Context) (shoes int, lastRound uint64, er
 		return 0, 0, fmt.Errorf("journal: %w", err)
 	}
 	return shoes, uint64(r.Int64), nil
+}
+
+// Mark returns the value of a named mark (0 if never set): the outbox's published sequence
+// number, the consumers' acknowledgements ("ack.<consumer>"), an engine's resume point.
+func (j *Journal) Mark(name string) (uint64, error) {
+	var v string
+	err := j.db.QueryRow("SELECT value FROM meta WHERE key = ?", "mark."+name).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("journal: mark %s: %w", name, err)
+	}
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("journal: damaged mark %s %q", name, v)
+	}
+	return n, nil
+}
+
+// SetMark sets a named mark, durably.
+func (j *Journal) SetMark(name string, v uint64) error {
+	_, err := j.db.Exec("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+		"mark."+name, strconv.FormatUint(v, 10))
+	if err != nil {
+		return fmt.Errorf("journal: mark %s: %w", name, err)
+	}
+	return nil
+}
+
+// Marks returns every mark whose name starts with prefix, without the prefix.
+func (j *Journal) Marks(prefix string) (map[string]uint64, error) {
+	rows, err := j.db.Query("SELECT key, value FROM meta WHERE substr(key, 1, length(?1)) = ?1", "mark."+prefix)
+	if err != nil {
+		return nil, fmt.Errorf("journal: marks: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]uint64{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, fmt.Errorf("journal: marks: %w", err)
+		}
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("journal: damaged mark %s %q", k, v)
+		}
+		out[k[len("mark."+prefix):]] = n
+	}
+	return out, rows.Err()
 }
 
 // Close closes the journal.

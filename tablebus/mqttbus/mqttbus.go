@@ -41,6 +41,9 @@ type Options struct {
 	Password string
 	TLS      *tls.Config
 	Will     *Will
+	// NextWill, when set, gives the will of each connection attempt (it replaces Will): the
+	// daemon's death message names the connection it belongs to (Sparkplug's bdSeq).
+	NextWill func() *Will
 	// OnConnect runs after every (re)connection, after subscriptions are renewed; the daemon
 	// publishes its birth message there. It must not block.
 	OnConnect func(*Client)
@@ -91,6 +94,9 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 	if o.TLS != nil {
 		po.SetTLSConfig(o.TLS)
 	}
+	if o.NextWill != nil {
+		o.Will = o.NextWill()
+	}
 	if o.Will != nil {
 		po.SetBinaryWill(o.Will.Topic, o.Will.Payload, 1, o.Will.Retain)
 	}
@@ -98,8 +104,13 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 	po.SetConnectionLostHandler(func(_ paho.Client, err error) {
 		cl.log.Warn("mqtt connection lost; reconnecting", "err", err)
 	})
-	po.SetReconnectingHandler(func(paho.Client, *paho.ClientOptions) {
+	po.SetReconnectingHandler(func(_ paho.Client, po *paho.ClientOptions) {
 		cl.log.Info("mqtt reconnecting")
+		if o.NextWill != nil {
+			if w := o.NextWill(); w != nil {
+				po.SetBinaryWill(w.Topic, w.Payload, 1, w.Retain)
+			}
+		}
 	})
 	cl.c = paho.NewClient(po)
 	backoff := 500 * time.Millisecond
@@ -163,6 +174,26 @@ func (c *Client) Publish(ctx context.Context, topic string, payload []byte, qos 
 	tok := c.c.Publish(topic, qos, retain, payload)
 	if err := wait(ctx, tok, 30*time.Second); err != nil {
 		return fmt.Errorf("mqtt: publish %s: %w", topic, err)
+	}
+	return nil
+}
+
+// Pending is a publish in flight (PublishAsync).
+type Pending struct {
+	tok   paho.Token
+	topic string
+}
+
+// PublishAsync starts publishing one message and returns at once; messages started one after
+// the other leave in that order on the connection.
+func (c *Client) PublishAsync(topic string, payload []byte, qos byte, retain bool) *Pending {
+	return &Pending{tok: c.c.Publish(topic, qos, retain, payload), topic: topic}
+}
+
+// Wait waits until paho has handed the message to the broker (see Publish).
+func (p *Pending) Wait(ctx context.Context) error {
+	if err := wait(ctx, p.tok, 30*time.Second); err != nil {
+		return fmt.Errorf("mqtt: publish %s: %w", p.topic, err)
 	}
 	return nil
 }

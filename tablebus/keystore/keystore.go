@@ -1,0 +1,222 @@
+// Package keystore loads a table daemon's signing key and the floor's keyring from files, keeps
+// watching them for a rotation, and makes development keys for `make run`.
+//
+// Production: the root key stays offline (`sabot keys root` on an offline machine); each
+// table's key is made on its daemon's machine (`sabot keys table`), its public part carried to
+// the root's machine, listed in a keyring the root signs (`sabot keys sign`), and the keyring
+// installed next to every daemon, which publishes it retained on its keyring topic. Consumers
+// pin the root's public key (--root) and take any newer keyring it signed.
+//
+// Rotation without downtime: make the table's next key, sign a keyring that lists both keys
+// (the old one with a not_after a little ahead), install the keyring (the daemon publishes it
+// within seconds, and consumers learn the new key), then install the new key file: the daemon
+// signs with it from its next event on. A later keyring drops or revokes the old key.
+package keystore
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sabot-tables/sabot/tablebus"
+)
+
+// Load reads the table's private key and the keyring, checks the keyring under root (nil: the
+// root it names) and that it lists the key for table now.
+func Load(keyPath, keyringPath string, root ed25519.PublicKey, table string, now time.Time) (*tablebus.Signer, *tablebus.Keyring, error) {
+	priv, err := tablebus.ReadPrivateKey(keyPath)
+	if err != nil {
+		return nil, nil, fmt.Errorf("keystore: %w", err)
+	}
+	kr, err := ReadKeyring(keyringPath, root)
+	if err != nil {
+		return nil, nil, err
+	}
+	s := tablebus.NewSigner(priv)
+	if _, err := kr.TableKey(s.KeyID(), table, now); err != nil {
+		return nil, nil, fmt.Errorf("keystore: the key %s (%s) cannot sign table %s's events with %s %s: %w", keyPath, s.KeyID(), table, keyringPath, kr, err)
+	}
+	return s, kr, nil
+}
+
+// ReadKeyring reads and checks a keyring file.
+func ReadKeyring(path string, root ed25519.PublicKey) (*tablebus.Keyring, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("keystore: %w", err)
+	}
+	kr, err := tablebus.ParseKeyring(trimNewline(b), root)
+	if err != nil {
+		return nil, fmt.Errorf("keystore: %s: %w", path, err)
+	}
+	return kr, nil
+}
+
+func trimNewline(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// WriteKeyring writes a keyring file atomically (a temporary file renamed over it).
+func WriteKeyring(path string, kr *tablebus.Keyring) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(append([]byte(nil), kr.Raw()...), '\n'), 0o644); err != nil {
+		return fmt.Errorf("keystore: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("keystore: %w", err)
+	}
+	return nil
+}
+
+// Development key files in a keystore directory.
+const (
+	DevRoot       = "dev-root.key"
+	DevRootPub    = "dev-root.pub"
+	DevKeyring    = "keyring.json"
+	DevDealer     = "dealer.dev.key"
+	DevSupervisor = "supervisor.dev.key"
+)
+
+// TableKeyFile is the file name of a table's key in a keystore directory.
+func TableKeyFile(table string) string { return "table-" + table + ".key" }
+
+// Dev returns the table's signer and a keyring from dir, making what is missing: a
+// development root, the table's key, a dealer's and a supervisor's key, and a keyring (signed
+// by the development root) that lists every table key in dir. `make run` and the tests use
+// it; a site uses Load with keys made by `sabot keys`.
+func Dev(dir, table string) (*tablebus.Signer, *tablebus.Keyring, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, nil, fmt.Errorf("keystore: %w", err)
+	}
+	root, err := loadOrMake(filepath.Join(dir, DevRoot))
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, DevRootPub)); err != nil {
+		if err := tablebus.WritePublicKey(filepath.Join(dir, DevRootPub), root.Public().(ed25519.PublicKey)); err != nil {
+			return nil, nil, err
+		}
+	}
+	priv, err := loadOrMake(filepath.Join(dir, TableKeyFile(table)))
+	if err != nil {
+		return nil, nil, err
+	}
+	signer := tablebus.NewSigner(priv)
+	rootPub := root.Public().(ed25519.PublicKey)
+	if kr, err := ReadKeyring(filepath.Join(dir, DevKeyring), rootPub); err == nil {
+		if _, err := kr.TableKey(signer.KeyID(), table, time.Now()); err == nil {
+			return signer, kr, nil
+		}
+	}
+	// List every key in dir in a new keyring.
+	var version uint64 = 1
+	if kr, err := ReadKeyring(filepath.Join(dir, DevKeyring), rootPub); err == nil {
+		version = kr.Version + 1
+	}
+	epoch := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	var keys []tablebus.KeyEntry
+	files, err := filepath.Glob(filepath.Join(dir, "table-*.key"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("keystore: %w", err)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		t := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "table-"), ".key")
+		p, err := tablebus.ReadPrivateKey(f)
+		if err != nil {
+			return nil, nil, fmt.Errorf("keystore: %w", err)
+		}
+		pub := p.Public().(ed25519.PublicKey)
+		keys = append(keys, tablebus.KeyEntry{Kid: tablebus.KeyIDOf(pub), Pub: tablebus.EncodePub(pub), Use: tablebus.UseEvents, Table: t, NotBefore: epoch})
+	}
+	for _, c := range []struct{ file, role, name string }{{DevDealer, tablebus.RoleDealer, "dealer.dev"}, {DevSupervisor, tablebus.RoleSupervisor, "supervisor.dev"}} {
+		p, err := loadOrMake(filepath.Join(dir, c.file))
+		if err != nil {
+			return nil, nil, err
+		}
+		pub := p.Public().(ed25519.PublicKey)
+		keys = append(keys, tablebus.KeyEntry{Kid: tablebus.KeyIDOf(pub), Pub: tablebus.EncodePub(pub), Use: tablebus.UseCommands, Table: "*", Role: c.role, Name: c.name, NotBefore: epoch})
+	}
+	kr, err := tablebus.SignKeyring(tablebus.Keyring{Version: version, Issued: time.Now().UTC().Truncate(time.Second), Keys: keys}, root)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := WriteKeyring(filepath.Join(dir, DevKeyring), kr); err != nil {
+		return nil, nil, err
+	}
+	return signer, kr, nil
+}
+
+// loadOrMake reads a private key, or makes it if the file does not exist (two processes making
+// it at once: one wins, the other reads it).
+func loadOrMake(path string) (ed25519.PrivateKey, error) {
+	if priv, err := tablebus.ReadPrivateKey(path); err == nil {
+		return priv, nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("keystore: %w", err)
+	}
+	priv, err := tablebus.NewKey()
+	if err != nil {
+		return nil, err
+	}
+	if err := tablebus.WritePrivateKey(path, priv); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			time.Sleep(50 * time.Millisecond)
+			return tablebus.ReadPrivateKey(path)
+		}
+		return nil, fmt.Errorf("keystore: %w", err)
+	}
+	return priv, nil
+}
+
+// Watch polls the key and keyring files every interval until ctx is done, and calls onKey or
+// onKeyring with what changed, once it is valid: a rotation without stopping the daemon. A
+// file that does not verify is reported to onErr and ignored.
+func Watch(ctx context.Context, keyPath, keyringPath string, root ed25519.PublicKey, table string, interval time.Duration,
+	onKey func(*tablebus.Signer), onKeyring func(*tablebus.Keyring), onErr func(error)) {
+	stamp := func(p string) time.Time {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return time.Time{}
+		}
+		return fi.ModTime()
+	}
+	keyT, krT := stamp(keyPath), stamp(keyringPath)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if s := stamp(keyringPath); !s.Equal(krT) {
+			krT = s
+			kr, err := ReadKeyring(keyringPath, root)
+			if err != nil {
+				onErr(err)
+			} else {
+				onKeyring(kr)
+			}
+		}
+		if s := stamp(keyPath); !s.Equal(keyT) {
+			keyT = s
+			signer, _, err := Load(keyPath, keyringPath, root, table, time.Now())
+			if err != nil {
+				onErr(err)
+			} else {
+				onKey(signer)
+			}
+		}
+	}
+}
