@@ -14,6 +14,9 @@ import (
 // LineFaults are per-byte fault probabilities on the line from the shoe.
 type LineFaults = ptyline.Faults
 
+// LineStats counts what the simulated line did to the bytes that crossed it.
+type LineStats = ptyline.Stats
+
 // What a corrupted byte becomes (see LineFaults.As).
 const (
 	FramingError = ptyline.FramingError // the byte arrives as NUL, as Linux delivers a framing error
@@ -239,7 +242,7 @@ func (s *Sim) Lost() int {
 func (s *Sim) SetLineFaults(f LineFaults) { s.line.SetFaults(f, LineFaults{}) }
 
 // LineStats returns what the line has done to the bytes.
-func (s *Sim) LineStats() ptyline.Stats { return s.line.Stats() }
+func (s *Sim) LineStats() LineStats { return s.line.Stats() }
 
 // Unplug pulls the cable.
 func (s *Sim) Unplug() error { return s.line.Unplug() }

@@ -16,6 +16,9 @@ import (
 // LineFaults are per-byte fault probabilities for one direction of the simulated line.
 type LineFaults = ptyline.Faults
 
+// LineStats counts what the simulated line did to the bytes that crossed it.
+type LineStats = ptyline.Stats
+
 // What a corrupted byte becomes (see LineFaults.As).
 const (
 	FramingError = ptyline.FramingError // the byte arrives as NUL, as Linux delivers a framing error
@@ -47,7 +50,7 @@ type Stats struct {
 	Duplicates int                  // commands received again and answered from the reply cache
 	Resent     int                  // frames the device sent again for lack of an ACK
 	GaveUp     int                  // frames the device stopped sending after every retry
-	Line       ptyline.Stats
+	Line       LineStats
 }
 
 // Sim is a simulated shuffler on a pseudo-terminal.
