@@ -383,43 +383,12 @@ func (j *Journal) OpenShoe(ctx context.Context) (steps []Step, shoesBefore int, 
 		return nil, 0, 0, fmt.Errorf("journal: %w", err)
 	}
 	roundBefore = uint64(r.Int64)
-	rows, err := j.db.QueryContext(ctx, "SELECT first_seq, last_seq, input FROM steps WHERE first_seq >= ? ORDER BY first_seq", from)
+	steps, err = j.steps(ctx, from, 1<<62)
 	if err != nil {
-		return nil, 0, 0, fmt.Errorf("journal: %w", err)
+		return nil, 0, 0, err
 	}
-	type span struct {
-		first, last int64
-		input       []byte
-	}
-	var spans []span
-	for rows.Next() {
-		var s span
-		if err := rows.Scan(&s.first, &s.last, &s.input); err != nil {
-			rows.Close()
-			return nil, 0, 0, fmt.Errorf("journal: %w", err)
-		}
-		spans = append(spans, s)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, 0, 0, fmt.Errorf("journal: %w", err)
-	}
-	if len(spans) == 0 || spans[0].first != from {
+	if len(steps) == 0 || steps[0].Events[0].Seq != uint64(from) {
 		return nil, 0, 0, fmt.Errorf("journal: the step that loaded the shoe at event %d is missing", from)
-	}
-	for _, s := range spans {
-		st := Step{Input: s.input}
-		err := j.Range(ctx, uint64(s.first), uint64(s.last), func(r Record) error {
-			st.Events = append(st.Events, r)
-			return nil
-		})
-		if err != nil {
-			return nil, 0, 0, err
-		}
-		if len(st.Events) != int(s.last-s.first+1) {
-			return nil, 0, 0, fmt.Errorf("journal: events %d to %d of a step are missing", s.first, s.last)
-		}
-		steps = append(steps, st)
 	}
 	return steps, shoesBefore, roundBefore, nil
 }

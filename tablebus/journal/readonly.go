@@ -52,7 +52,12 @@ func (j *Journal) ShoeSteps(ctx context.Context, shoe string) ([]Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := j.db.QueryContext(ctx, "SELECT first_seq, last_seq, input FROM steps WHERE first_seq >= ? AND first_seq <= ? ORDER BY first_seq", int64(first), int64(last))
+	return j.steps(ctx, int64(first), int64(last))
+}
+
+// steps returns the steps that start between first and last, with all their events.
+func (j *Journal) steps(ctx context.Context, first, last int64) ([]Step, error) {
+	rows, err := j.db.QueryContext(ctx, "SELECT first_seq, last_seq, input FROM steps WHERE first_seq >= ? AND first_seq <= ? ORDER BY first_seq", first, last)
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
@@ -81,6 +86,9 @@ func (j *Journal) ShoeSteps(ctx context.Context, shoe string) ([]Step, error) {
 			return nil
 		}); err != nil {
 			return nil, err
+		}
+		if len(st.Events) != int(s.last-s.first+1) {
+			return nil, fmt.Errorf("journal: events %d to %d of a step are missing", s.first, s.last)
 		}
 		steps = append(steps, st)
 	}
