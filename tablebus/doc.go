@@ -91,10 +91,11 @@
 //     acknowledgements and statuses are retained, so they survive a failover when the cluster
 //     replicates retained messages.
 //   - Without a commercial cluster: one mosquitto per pit, bridged to a floor broker that
-//     engines and surveillance read. Each pit broker's bridge forwards the pit's tables' feeds
-//     up and the acks, replays and commands down, at QoS 1 (its account on the floor broker is
-//     given "topic readwrite sabot/v1/#" by hand: the pit broker's ACL has already checked
-//     every daemon and consumer):
+//     engines and surveillance read (below).
+//
+// A pit broker's bridge forwards its tables' feeds up and the acks, replays and commands down,
+// at QoS 1; its account on the floor broker is given "topic readwrite sabot/v1/#" by hand (the
+// pit broker's ACL has already checked every daemon and consumer):
 //
 //	connection floor
 //	address floor-broker.casino.lan:8883
@@ -112,9 +113,9 @@
 //	topic sabot/v1/+/replay/# in 1
 //	topic sabot/v1/+/cmd in 1
 //
-//     A bridge is not high availability: while it is down the floor sees the pit's daemons as
-//     silent (their statuses stay as last bridged) and the outboxes keep everything; when it
-//     returns, the retained acks flow down and the daemons re-publish what is missing.
+// A bridge is not high availability: while it is down the floor sees the pit's daemons as
+// silent (their statuses stay as last bridged) and the outboxes keep everything; when it
+// returns, the retained acks flow down and the daemons re-publish what is missing.
 //
 // Sub-packages: consumer (the verifying consumer), mqttbus (the only importer of paho),
 // broker (the embedded mochi broker), journal (the durable SQLite journal), outbox (the
