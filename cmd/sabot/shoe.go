@@ -9,18 +9,21 @@ import (
 	"os"
 	"time"
 
+	"github.com/sabot-tables/sabot/driver/camerashoe"
+	"github.com/sabot-tables/sabot/driver/camerashoe/camerashoetest"
 	"github.com/sabot-tables/sabot/driver/readershoe"
 	"github.com/sabot-tables/sabot/driver/readershoe/readershoetest"
 	"github.com/sabot-tables/sabot/shoe/card"
 )
 
 func init() {
-	addCommand(command{name: "shoe", summary: "shoe watch --port P: print what the card-reading shoe sends", run: runShoe})
+	addCommand(command{name: "shoe", summary: "shoe watch --port P: print what the card-reading shoe sends; shoe gpio: the camera shoe's sensors and buttons", run: runShoe})
 }
 
 func runShoe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	return subcommand(ctx, "shoe", map[string]func(context.Context, []string, io.Reader, io.Writer, io.Writer) error{
 		"watch": shoeWatch,
+		"gpio":  shoeGPIO,
 	}, args, stdin, stdout, stderr)
 }
 
@@ -137,4 +140,71 @@ func describeRead(r readershoe.Read) string {
 		return "link up"
 	}
 	return r.String()
+}
+
+// shoeGPIO prints the camera shoe's GPIO events (card exit gate, lid, buttons) and lights its
+// status LED while it watches: a technician's check of the wiring.
+func shoeGPIO(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlags("shoe gpio", "--exit PIN --lid PIN --confirm PIN --manual PIN --void PIN [--led PIN] [--count N]", stderr)
+	var n camerashoe.Names
+	fs.StringVar(&n.Exit, "exit", "GPIO17", "card-exit gate input (high while a card blocks it)")
+	fs.StringVar(&n.Lid, "lid", "GPIO27", "lid switch input (high while open)")
+	fs.StringVar(&n.Confirm, "confirm", "GPIO22", "confirm button input (low while pressed)")
+	fs.StringVar(&n.Manual, "manual", "GPIO23", "manual-entry button input (low while pressed)")
+	fs.StringVar(&n.Void, "void", "GPIO24", "void-round button input (low while pressed)")
+	fs.StringVar(&n.LED, "led", "GPIO25", "status LED output; empty for none")
+	count := fs.Int("count", 0, "stop after this many cards out of the gate; 0: until interrupted")
+	sim := fs.Bool("sim", false, "simulated pins with a simulated dealer instead of the board's GPIO")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var dev *camerashoe.Dev
+	var err error
+	if *sim {
+		pins := camerashoetest.NewSim()
+		dev, err = camerashoe.New(pins.Pins(), camerashoe.Opts{})
+		if err == nil {
+			fmt.Fprintln(stderr, "simulated camera shoe: a card every 300 ms, the lid opened once, confirm pressed")
+			// Real time here, so no flicker or contact bounce: a loaded machine could stretch
+			// them past the filters (the camerashoe tests cover those in a synctest bubble).
+			go func() {
+				for i := 0; ctx.Err() == nil; i++ {
+					pins.PassCard(80 * time.Millisecond)
+					time.Sleep(220 * time.Millisecond)
+					if i == 1 {
+						pins.OpenLid()
+						time.Sleep(100 * time.Millisecond)
+						pins.CloseLid()
+						time.Sleep(50 * time.Millisecond)
+						pins.Hold(pins.Confirm, 100*time.Millisecond)
+					}
+				}
+			}()
+		}
+	} else {
+		dev, err = camerashoe.OpenByName(n, camerashoe.Opts{})
+	}
+	if err != nil {
+		return err
+	}
+	defer dev.Halt()
+	dev.SetLED(camerashoe.LEDReady)
+	fmt.Fprintf(stderr, "watching the %s; interrupt to stop\n", dev)
+	cards := 0
+	for *count == 0 || cards < *count {
+		e, err := dev.Next(ctx)
+		if err != nil {
+			if errors.Is(err, context.Canceled) {
+				return nil
+			}
+			return err
+		}
+		fmt.Fprintf(stdout, "#%-4d %s  %s\n", e.Seq, e.At.Format("15:04:05.000"), e)
+		if e.Kind == camerashoe.CardExit {
+			cards++
+		}
+	}
+	return nil
 }

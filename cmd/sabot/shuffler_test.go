@@ -97,3 +97,30 @@ func TestShoeWatch(t *testing.T) {
 		t.Fatalf("no port: %v", err)
 	}
 }
+
+func TestShoeGPIO(t *testing.T) {
+	var out, errb bytes.Buffer
+	err := run(context.Background(), []string{"shoe", "gpio", "--sim", "--count", "3"}, strings.NewReader(""), &out, &errb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []string
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if f := strings.Fields(l); len(f) >= 3 {
+			events = append(events, strings.Join(f[2:], " "))
+		}
+	}
+	// Three cards, each in and out once, the lid and the confirm button after the second.
+	want := []string{"card enter", "card exit after", "card enter", "card exit after", "lid open", "lid closed", "confirm", "card enter", "card exit after"}
+	ok := len(events) == len(want)
+	for i := 0; ok && i < len(want); i++ {
+		ok = strings.HasPrefix(events[i], want[i])
+	}
+	if !ok {
+		t.Fatalf("events %q\nwant %q", events, want)
+	}
+	// On this machine there is no such GPIO: a clear error, not a panic.
+	if err := run(context.Background(), []string{"shoe", "gpio", "--exit", "NOPE"}, strings.NewReader(""), &out, &errb); err == nil {
+		t.Fatal("a missing pin was accepted")
+	}
+}

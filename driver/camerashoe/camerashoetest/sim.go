@@ -91,5 +91,12 @@ func (s *Sim) Press(b *gpiotest.Pin, hold time.Duration) {
 	set(b, gpio.High)
 }
 
+// Hold presses a button cleanly (no bounce) for d.
+func (s *Sim) Hold(b *gpiotest.Pin, d time.Duration) {
+	set(b, gpio.Low)
+	time.Sleep(d)
+	set(b, gpio.High)
+}
+
 // LEDLit reports whether the status LED is lit.
 func (s *Sim) LEDLit() bool { return s.LED.Read() == gpio.High }
