@@ -146,6 +146,9 @@ func (a Account) Grants() []Grant {
 	var out []Grant
 	sub := func(gs []Grant) {
 		for _, g := range gs {
+			if a.Name == "" && strings.Contains(g.Filter, "%u") {
+				continue // an anonymous client has no topic of its own
+			}
 			out = append(out, Grant{Filter: strings.ReplaceAll(g.Filter, "%u", a.Name), Access: g.Access})
 		}
 	}

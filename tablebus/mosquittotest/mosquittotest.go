@@ -10,6 +10,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -32,6 +35,10 @@ type Options struct {
 	Extra string
 	// Port to listen on; 0 picks a free one.
 	Port int
+	// Config, when set, is the whole mosquitto.conf instead of the default one (which allows
+	// anonymous clients without ACLs), with {{port}} standing for the port: a test of the
+	// configuration sabot broker-config writes.
+	Config string
 }
 
 // Start starts mosquitto for the test and stops it when the test ends. It skips nothing: a
@@ -56,6 +63,9 @@ func Start(t testing.TB, o Options) *Broker {
 	b := &Broker{Addr: fmt.Sprintf("127.0.0.1:%d", port), Dir: t.TempDir(), log: &bytes.Buffer{}}
 	b.conf = filepath.Join(b.Dir, "mosquitto.conf")
 	conf := fmt.Sprintf("listener %d 127.0.0.1\nallow_anonymous true\npersistence false\nlog_dest stderr\nlog_type error\nlog_type warning\n%s\n", port, o.Extra)
+	if o.Config != "" {
+		conf = strings.ReplaceAll(o.Config, "{{port}}", strconv.Itoa(port)) + "\nlog_dest stderr\nlog_type error\nlog_type warning\n" + o.Extra + "\n"
+	}
 	if err := os.WriteFile(b.conf, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -99,6 +109,29 @@ func (b *Broker) Stop() {
 		<-done
 	}
 	b.cmd = nil
+}
+
+// Kill stops the broker with SIGKILL: whatever it had not saved is lost.
+func (b *Broker) Kill() {
+	if b.cmd == nil || b.cmd.Process == nil {
+		return
+	}
+	b.cmd.Process.Signal(syscall.SIGKILL)
+	b.cmd.Wait()
+	b.cmd = nil
+}
+
+// Start starts a stopped broker again on the same port with the same configuration.
+func (b *Broker) Start(t testing.TB) {
+	t.Helper()
+	if b.cmd != nil {
+		t.Fatal("mosquittotest: the broker is running")
+	}
+	bin, _ := exec.LookPath("mosquitto")
+	if bin == "" {
+		bin = "/usr/sbin/mosquitto"
+	}
+	b.start(t, bin)
 }
 
 // Restart starts the broker again on the same port with the same configuration.
