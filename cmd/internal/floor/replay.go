@@ -119,6 +119,7 @@ func ReplayRound(ctx context.Context, j Journal, tableID, shoe string, round uin
 	t := newTable(tableID)
 	rp := Replay{Table: tableID, Shoe: shoe, Round: round, Frames: []Frame{}}
 	var ver uint64
+	seen := false
 	err = j.Range(ctx, first, last, func(r journal.Record) error {
 		if r.Round > round {
 			return errStop
@@ -128,12 +129,19 @@ func ReplayRound(ctx context.Context, j Journal, tableID, shoe string, round uin
 			return err
 		}
 		t.apply(e)
-		if r.Round != round || !shown[e.Type] && tablebus.Describe(e) == "" {
+		// The guidance that follows the round (its events carry no round) says the engine's
+		// last word on it: "banker wins 7 to 5".
+		after := seen && r.Round == 0 && e.Type == tablebus.Guide
+		if r.Round != round && !after || !shown[e.Type] && tablebus.Describe(e) == "" {
 			return nil // only frames that change the layout, the strip or what the dealer is told
 		}
+		seen = true
 		ver++
 		t.v.Version = ver
 		rp.Frames = append(rp.Frames, Frame{Seq: e.Seq, Type: string(e.Type), At: e.TS, Caption: tablebus.Describe(e), Table: t.view()})
+		if after {
+			return errStop
+		}
 		return nil
 	})
 	if err != nil && !errors.Is(err, errStop) {
