@@ -68,6 +68,10 @@ func (k Kind) severity() Severity {
 	return Critical
 }
 
+// deviceCodes are the device fault codes of cmd/sabotd that do not name their device: a device
+// error of the shoe loop, and the shuffler's own events (devices.go watchShuffler).
+var deviceCodes = map[string]bool{"device": true, "jam": true, "door-open": true, "misfeed": true, "count-mismatch": true}
+
 // faultKind classifies a table's fault code (shoe/machine.go's Fault* codes and the device
 // codes of cmd/sabotd) for a game family.
 func faultKind(code, family string) Kind {
@@ -87,7 +91,7 @@ func faultKind(code, family string) Kind {
 		shoe.FaultAccounting, shoe.FaultCount:
 		return KindProcedure
 	}
-	if code == "device" || strings.HasPrefix(code, "shoe-") || strings.HasPrefix(code, "shuffler") ||
+	if deviceCodes[code] || strings.HasPrefix(code, "shoe-") || strings.HasPrefix(code, "shuffler") ||
 		strings.HasPrefix(code, "camera") || strings.HasPrefix(code, "reader") {
 		return KindDevice
 	}

@@ -352,7 +352,7 @@ func (t *table) apply(e tablebus.Event) (alerts []Alert, resolved [][2]string) {
 		}
 		alerts = append(alerts, Alert{Table: t.v.Table, Kind: k, Code: e.Code, Round: e.Round, Seq: e.Seq, At: e.TS, Text: text})
 		if k == KindDevice {
-			t.device(Device{Name: deviceOf(e.Code), State: "fault", Detail: e.Problem, Since: e.TS})
+			t.device(Device{Name: deviceOf(e.Code, e.Problem), State: "fault", Detail: e.Problem, Since: e.TS})
 		}
 	case tablebus.FaultResolved:
 		how := e.Reason
@@ -375,13 +375,16 @@ func (t *table) apply(e tablebus.Event) (alerts []Alert, resolved [][2]string) {
 	return alerts, resolved
 }
 
-func deviceOf(code string) string {
+// deviceOf names the device of a device fault: the shoe machine writes its problem as
+// "device: detail" (shoe.DeviceFault).
+func deviceOf(code, problem string) string {
+	dev, _, _ := strings.Cut(problem, ":")
 	switch {
-	case strings.HasPrefix(code, "shoe-"):
+	case dev == "shoe" || strings.HasPrefix(code, "shoe-"):
 		return "reading shoe"
-	case strings.HasPrefix(code, "shuffler"):
+	case dev == "shuffler" || strings.HasPrefix(code, "shuffler"):
 		return "shuffler"
-	case strings.HasPrefix(code, "camera"):
+	case dev == "camera" || strings.HasPrefix(code, "camera"):
 		return "camera"
 	}
 	return "device"
