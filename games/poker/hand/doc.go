@@ -10,7 +10,7 @@
 // suit), converting from card.Card at its API. Seven cards are ranked without enumerating the 21
 // five-card subsets: a SWAR population count of the four suit lanes finds a flush (then the
 // flush suit's 13-bit rank set decides, through two 8,192-entry tables); any other hand is ranked
-// by its rank multiset alone, looked up in a perfect-hash table built at start-up (hash.go). The
+// by its rank multiset alone, looked up in a perfect-hash table built on first use (hash.go). The
 // tables stay in the second-level cache, so random hands cost little more than hands in
 // enumeration order. evalBits, which ranks a hand from the suit lanes with bit operations (ranks
 // held at least twice, three times, four times), builds the tables; the tests compare both with a

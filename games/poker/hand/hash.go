@@ -3,6 +3,7 @@ package hand
 import (
 	"math/bits"
 	"slices"
+	"sync"
 
 	"github.com/sabot-tables/sabot/shoe/card"
 )
@@ -10,16 +11,17 @@ import (
 // A hand without a flush is ranked by its ranks alone: which ranks it holds and how many of each.
 // There are 6,175 such rank multisets of five cards, 18,395 of six and 49,205 of seven. Each is
 // keyed by its counts, three bits per rank (key = Σ count·8^rank, 39 bits), and the key is looked
-// up in a minimal-collision table built at start-up ("hash and displace"): the key's bucket
+// up in a collision-free table built on first use ("hash and displace"): the key's bucket
 // (one multiply, one shift) gives a displacement that sends every key of the bucket to a slot of
 // its own, which holds the hand's rank as an index into the distinct ranks. No key is stored and
 // none is compared: only the keys of real hands are ever looked up. The seven-card table takes
 // 160 KB (65,536 two-byte slots and 16,384 displacements), the six- and five-card ones 80 KB and
 // 20 KB: small enough to stay in the second-level cache, so that random hands cost little more
-// than hands in enumeration order. Building them at start-up takes a few milliseconds.
+// than hands in enumeration order. They are built on first use, in a few milliseconds.
 
 // perfectHash is the table for hands of one size.
 type perfectHash struct {
+	c1, c2                 uint64 // the multipliers of the bucket and the slot
 	bucketShift, slotShift uint
 	disp                   []uint16
 	val                    []uint16
@@ -33,8 +35,6 @@ var hashConstants = [][2]uint64{
 	{0x94d049bb133111eb, 0xd6e8feb86659fd93},
 	{0xff51afd7ed558ccd, 0xc4ceb9fe1a85ec53},
 }
-
-var hashC1, hashC2 uint64
 
 // spread maps a 13-bit rank set to three bits per rank (bit r to bit 3r), in two halves.
 var spreadLo, spreadHi = func() (lo [128]uint64, hi [64]uint64) {
@@ -70,32 +70,32 @@ var keyed = func() (t [256]keyedCard) {
 	return t
 }()
 
-// hashes holds the tables for five, six and seven cards.
-var hashes [8]*perfectHash
+// hashes holds the tables for five, six and seven cards, built on first use.
+var (
+	hashes    [8]*perfectHash
+	hashesSet sync.Once
+)
 
-func init() {
-	for _, k := range hashConstants {
-		hashC1, hashC2 = k[0], k[1]
-		ok := true
+// tables builds the tables once; every evaluator calls it first (an atomic load once built).
+func tables() *[8]*perfectHash {
+	hashesSet.Do(func() {
+	sizes:
 		for n := 5; n <= 7; n++ {
-			if hashes[n] = buildHash(n); hashes[n] == nil {
-				ok = false
+			for _, k := range hashConstants {
+				if hashes[n] = buildHash(n, k[0], k[1]); hashes[n] != nil {
+					continue sizes
+				}
 			}
+			panic("hand: no hash constants place every rank multiset") // the tests prove it cannot happen
 		}
-		if ok {
-			return
-		}
-	}
-	panic("hand: no hash constants place every rank multiset") // the tests prove it cannot happen
+	})
+	return &hashes
 }
 
-// buildHash builds the table for n cards, or returns nil if the constants fail.
-func buildHash(n int) *perfectHash {
-	type entry struct {
-		key uint64
-		r   Rank
-	}
-	var entries []entry
+// multisets calls f with the rank key of every multiset of n ranks (each at most four times) and
+// a hand of those ranks without a flush: the cards take the suits in turn, so no suit holds more
+// than two of seven and a rank's cards all differ in suit.
+func multisets(n int, f func(key uint64, m Mask)) {
 	var counts [13]int
 	var walk func(r, left int)
 	walk = func(r, left int) {
@@ -103,8 +103,6 @@ func buildHash(n int) *perfectHash {
 			if left > 0 {
 				return
 			}
-			// A hand with these ranks and no flush: the cards take the suits in turn, so no suit
-			// holds more than two of seven and a rank's cards all differ in suit.
 			var m Mask
 			var key uint64
 			i := 0
@@ -115,7 +113,7 @@ func buildHash(n int) *perfectHash {
 					i++
 				}
 			}
-			entries = append(entries, entry{key, evalBits(m)})
+			f(key, m)
 			return
 		}
 		for k := 0; k <= min(4, left); k++ {
@@ -125,50 +123,70 @@ func buildHash(n int) *perfectHash {
 		counts[r] = 0
 	}
 	walk(0, n)
-	h := &perfectHash{}
-	slotBits := uint(bits.Len(uint(len(entries)))) // 4/3 to 8/3 slots per key
-	bucketBits := max(slotBits-2, 1)               // about three keys a bucket
+}
+
+// buildHash builds the table for n cards with the multipliers c1 and c2, or returns nil if they
+// fail.
+func buildHash(n int, c1, c2 uint64) *perfectHash {
+	var keys []uint64
+	var ranks []Rank
+	multisets(n, func(key uint64, m Mask) {
+		keys = append(keys, key)
+		ranks = append(ranks, evalBits(m))
+	})
+	h := &perfectHash{c1: c1, c2: c2}
+	slotBits := uint(bits.Len(uint(len(keys)))) // 4/3 to 8/3 slots per key
+	bucketBits := max(slotBits-2, 1)            // about three keys a bucket
 	h.slotShift, h.bucketShift = 64-slotBits, 64-bucketBits
 	h.disp = make([]uint16, 1<<bucketBits)
 	h.val = make([]uint16, 1<<slotBits)
-	for _, e := range entries {
-		h.ranks = append(h.ranks, e.r)
+	h.ranks = slices.Compact(slices.Sorted(slices.Values(ranks)))
+	// The keys by bucket, largest buckets first.
+	start := make([]int32, len(h.disp)+1)
+	for _, k := range keys {
+		start[k*h.c1>>h.bucketShift+1]++
 	}
-	slices.Sort(h.ranks)
-	h.ranks = slices.Compact(h.ranks)
-	buckets := make([][]entry, len(h.disp))
-	for _, e := range entries {
-		b := e.key * hashC1 >> h.bucketShift
-		buckets[b] = append(buckets[b], e)
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
 	}
-	order := make([]int, len(buckets))
+	byBucket := make([]int32, len(keys)) // indexes into keys
+	fill := slices.Clone(start)
+	for i, k := range keys {
+		b := k * h.c1 >> h.bucketShift
+		byBucket[fill[b]] = int32(i)
+		fill[b]++
+	}
+	order := make([]int32, len(h.disp))
 	for i := range order {
-		order[i] = i
+		order[i] = int32(i)
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return len(buckets[b]) - len(buckets[a]) })
+	size := func(b int32) int32 { return start[b+1] - start[b] }
+	slices.SortStableFunc(order, func(a, b int32) int { return int(size(b) - size(a)) })
 	used := make([]bool, len(h.val))
 	mask := uint64(len(h.val) - 1)
-	var slots []uint64
+	var slots [64]uint64
 	for _, b := range order {
-		es := buckets[b]
+		es := byBucket[start[b]:start[b+1]]
 		if len(es) == 0 {
 			break
+		}
+		if len(es) > len(slots) {
+			return nil
 		}
 		placed := false
 	search:
 		for d := range 1 << min(16, slotBits) {
-			slots = slots[:0]
-			for _, e := range es {
-				s := (e.key*hashC2>>h.slotShift ^ uint64(d)) & mask
-				if used[s] || slices.Contains(slots, s) {
+			for i, e := range es {
+				s := (keys[e]*h.c2>>h.slotShift ^ uint64(d)) & mask
+				if used[s] || slices.Contains(slots[:i], s) {
 					continue search
 				}
-				slots = append(slots, s)
+				slots[i] = s
 			}
-			for i, s := range slots {
-				used[s] = true
-				ri, _ := slices.BinarySearch(h.ranks, es[i].r)
-				h.val[s] = uint16(ri)
+			for i, e := range es {
+				used[slots[i]] = true
+				ri, _ := slices.BinarySearch(h.ranks, ranks[e])
+				h.val[slots[i]] = uint16(ri)
 			}
 			h.disp[b] = uint16(d)
 			placed = true
@@ -183,7 +201,7 @@ func buildHash(n int) *perfectHash {
 
 // lookup ranks a hand without a flush from its rank key.
 func (h *perfectHash) lookup(key uint64) Rank {
-	s := (key*hashC2>>h.slotShift ^ uint64(h.disp[key*hashC1>>h.bucketShift])) & uint64(len(h.val)-1)
+	s := (key*h.c2>>h.slotShift ^ uint64(h.disp[key*h.c1>>h.bucketShift])) & uint64(len(h.val)-1)
 	return h.ranks[h.val[s]]
 }
 
@@ -220,7 +238,7 @@ func EvalMask(m Mask) Rank {
 		return r
 	}
 	n := (counts + counts>>16 + counts>>32 + counts>>48) & 0xff
-	h := hashes[n&7]
+	h := tables()[n&7]
 	if h == nil {
 		return evalBits(m)
 	}
@@ -236,7 +254,7 @@ func Eval7(h *[7]card.Card) Rank {
 	if r, ok := flush(x, laneCounts(x)); ok {
 		return r
 	}
-	return hashes[7].lookup(a.key + b.key + c.key + d.key + e.key + f.key + g.key)
+	return tables()[7].lookup(a.key + b.key + c.key + d.key + e.key + f.key + g.key)
 }
 
 // Eval5 ranks five cards without checking them (see Eval).
@@ -246,5 +264,5 @@ func Eval5(h *[5]card.Card) Rank {
 	if r, ok := flush(x, laneCounts(x)); ok {
 		return r
 	}
-	return hashes[5].lookup(a.key + b.key + c.key + d.key + e.key)
+	return tables()[5].lookup(a.key + b.key + c.key + d.key + e.key)
 }
