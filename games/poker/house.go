@@ -77,6 +77,13 @@ const (
 // all five), and the replacements are dealt once every seat has decided, seat by seat (seed 000:
 // "Comenzando de izquierda a derecha de la banca … de una en una"). The last card or decision
 // turns up every live hand (Step.Reveal).
+//
+// The progressive side bet (Caribbean stud, draw poker, Go poker; RULES.md §7) is settled on the
+// seat's final five cards (after draw poker's exchange; Go poker's with the two community cards)
+// through progressive.Table.Pay; a folded hand wins no progressive prize (its cards go to the
+// discards unseen, seed 000), a void one has the bet returned. For `sabot games round` the pool's
+// value comes from OptProgressivePool; at a live table the pool's ledger
+// (games/progressive/ledger) settles the same bets durably.
 type House struct {
 	game  string
 	cfg   games.Config
