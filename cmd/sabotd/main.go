@@ -66,6 +66,7 @@ type options struct {
 	shoePort     string
 	quiet        bool
 	logLevel     string
+	ops          opsOptions // web view, metrics, logs, watchdog (web.go)
 	key          string
 	keyring      string
 	root         string
@@ -98,6 +99,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.shoePort, "shoe-port", "", "reading shoe serial port, e.g. /dev/ttyUSB1")
 	fs.BoolVar(&o.quiet, "quiet", false, "do not print the live feed on standard output")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
+	addOpsFlags(fs, &o.ops)
 	fs.StringVar(&o.key, "key", "", "the table's Ed25519 signing key (sabot keys table); empty: development keys beside the journal")
 	fs.StringVar(&o.keyring, "keyring", "", "the keyring signed by the floor's root (sabot keys sign), published retained")
 	fs.StringVar(&o.root, "root", "", "the root's public key: the keyring must be signed by it")
@@ -133,6 +135,10 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 		}
 		o.journal = filepath.Join(dir, o.table+".db")
 	}
+	if err := o.ops.validate(o.journal); err != nil {
+		return nil, err
+	}
+	o.ops.effective = effectiveConfig(fs)
 	return o, nil
 }
 
@@ -156,20 +162,12 @@ func parseLimits(s string) ([]games.Limit, error) {
 	return out, nil
 }
 
-func logger(level string, w io.Writer) (*slog.Logger, error) {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(level)); err != nil {
-		return nil, fmt.Errorf("log level %q: want debug, info, warn or error", level)
-	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
-}
-
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o, err := parseOptions(args, stderr)
 	if err != nil {
 		return err
 	}
-	log, err := logger(o.logLevel, stderr)
+	log, err := newLogger(o.logLevel, o.ops.logFormat, stderr)
 	if err != nil {
 		return err
 	}
@@ -195,6 +193,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	eng, err := catalog.New(games.Config{Game: o.game, Rules: o.rules, Decks: proc.Decks, Limits: limits})
 	if err != nil {
 		return err
+	}
+	if o.ops.checkConfig {
+		fmt.Fprint(stdout, o.ops.effective, "# configuration OK\n")
+		return nil
 	}
 
 	// The journal comes first: nothing happens that is not written down.
@@ -268,8 +270,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer client.Close()
+	ops, err := newOps(ctx, opsDeps{o: o, log: log, j: j, ob: ob, loop: loop, devs: devs, client: client, session: session})
+	if err != nil {
+		return err
+	}
 
 	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return ops.run(gctx) })
 	g.Go(func() error { return loop.Run(gctx) })
 	if m.Phase() == shoe.Verified {
 		g.Go(func() error { return loop.Do(gctx, shoe.StartShoe{}) }) // shuffle the verified load
@@ -303,6 +310,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	})
 	err = g.Wait()
 	// Shutdown: actuators first, then a clean offline status.
+	ops.stopping()
 	devs.Halt()
 	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
