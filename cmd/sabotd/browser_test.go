@@ -258,4 +258,3 @@ func TestBrowser(t *testing.T) {
 	shot("replay.png")
 	t.Logf("screenshots in %s", art)
 }
-
