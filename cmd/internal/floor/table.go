@@ -253,6 +253,9 @@ func (t *table) apply(e tablebus.Event) (alerts []Alert, resolved [][2]string) {
 	}
 	t.setGame(e.Game)
 	s := &t.v.Shoe
+	if s.ID == "" && e.Shoe != "" && e.Type != tablebus.ShoeLoaded {
+		s.ID = e.Shoe // a view that joined in the middle of a shoe
+	}
 	if e.Pos > s.Out && (e.Type == tablebus.CardDealt || e.Type == tablebus.Burn) {
 		s.Out = e.Pos
 	}

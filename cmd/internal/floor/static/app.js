@@ -13,6 +13,7 @@ const state = {
   live: false,
   lostAt: null,
   history: false,
+  allAlerts: false,
 };
 
 // ---- helpers ---------------------------------------------------------------------------------
@@ -94,8 +95,10 @@ function feltHTML(t, keyPrefix) {
   const r = t.round;
   const fam = t.family || 'other';
   if (!r || !r.hands || r.hands.length === 0) {
-    const say = (t.say && t.say.length) ? t.say[t.say.length - 1] : 'no round on the layout';
-    return `<div class="felt fam-${esc(fam)}"><div class="idle">${esc(say)}</div></div>`;
+    let say = (t.say && t.say.length) ? t.say[t.say.length - 1] : 'no round on the layout';
+    if (r && r.state === 'dealing' && t.state !== 'held') say = `no more bets: ${(r.bets || []).length} bets, waiting for the first card`;
+    const line = r ? `<span class="round-line">Round ${r.no}</span>` : '';
+    return `<div class="felt fam-${esc(fam)}">${line}<div class="idle">${esc(say)}</div></div>`;
   }
   const hands = r.hands.map((h) => {
     const cards = h.cards.map((c, i) => cardHTML(c, keyPrefix ? `${keyPrefix}|${r.no}|${h.label}|${i}|${c.card || ''}` : null)).join('');
@@ -115,7 +118,10 @@ function feltHTML(t, keyPrefix) {
 
 function shoeHTML(t) {
   const s = t.shoe || {};
-  if (!s.total) return `<div class="shoe"><div class="bar"></div><div class="shoe-text">no shoe loaded</div></div>`;
+  if (!s.total) {
+    const text = s.id ? `Shoe <b>${esc(s.id)}</b> · <b class="num">${s.out}</b> out · joined after the shoe was loaded` : 'no shoe loaded';
+    return `<div class="shoe"><div class="bar"></div><div class="shoe-text"><span>${text}</span></div></div>`;
+  }
   const pct = (n) => Math.max(0, Math.min(100, (100 * n) / s.total)).toFixed(2);
   const cut = s.cut_behind ? `<i class="cut" data-left="${pct(s.total - s.cut_behind)}" title="stop card: ${s.cut_behind} cards behind it"></i>` : '';
   const parts = [
@@ -270,16 +276,24 @@ function alertHTML(a, history) {
   state.seenAlerts.add(a.id);
   return `<div class="alert ${esc(a.severity)}${fresh ? ' fresh' : ''}" data-alert="${a.id}" data-kind="${esc(a.kind)}">
     <span class="kind">${esc(a.title)}</span><span class="where">${where}</span>
-    <span class="text">${esc(a.text)}${resolved}</span>
+    <span class="text" title="${esc(a.text)}">${esc(a.text)}${resolved}</span>
     <span class="count">${a.count > 1 ? '×' + a.count : ''}</span>
     <span class="time">${hhmmss(a.at)}</span>
     <button data-ack="${a.id}">Acknowledge</button></div>`;
 }
 
+// STRIP is how many open alerts the strip shows before "n more" (the most serious and newest).
+const STRIP = 5;
+
 function renderAlerts() {
   const open = state.alerts.filter((a) => !a.ack_by);
   const done = state.alerts.filter((a) => a.ack_by);
-  $('#alerts').innerHTML = open.map((a) => alertHTML(a, false)).join('');
+  const shown = state.allAlerts ? open : open.slice(0, STRIP);
+  let more = '';
+  if (open.length > STRIP) {
+    more = `<button class="more-toggle" id="more-toggle">${state.allAlerts ? '▴ show the first ' + STRIP : '▾ ' + (open.length - STRIP) + ' more open alerts'}</button>`;
+  }
+  $('#alerts').innerHTML = shown.map((a) => alertHTML(a, false)).join('') + more;
   const tg = $('#history-toggle');
   tg.hidden = done.length === 0;
   tg.textContent = (state.history ? '▾ ' : '▸ ') + done.length + ' acknowledged';
@@ -474,6 +488,7 @@ document.addEventListener('click', (e) => {
   const chip = e.target.closest('#rp-rounds [data-round]');
   if (chip) { loadReplay(chip.dataset.round); return; }
   if (e.target.closest('#history-toggle')) { state.history = !state.history; renderAlerts(); }
+  if (e.target.closest('#more-toggle')) { state.allAlerts = !state.allAlerts; renderAlerts(); }
 });
 
 function init() {
