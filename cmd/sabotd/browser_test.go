@@ -153,6 +153,7 @@ func TestBrowser(t *testing.T) {
 	}
 	shot := func(name string) {
 		t.Helper()
+		time.Sleep(400 * time.Millisecond) // let the cards' deal animation end
 		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 		if err != nil {
 			t.Fatalf("screenshot %s: %v", name, err)
@@ -256,5 +257,14 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("replay of round 2: first shown %q, last %q", first, last)
 	}
 	shot("replay.png")
+
+	// The daemon stops: the page says at once that what it shows is no longer live.
+	do("close the replay", chromedp.Click(`#rp-close`))
+	d.cmd.Process.Signal(os.Interrupt)
+	do("the connection-lost banner", chromedp.WaitVisible(`#banner`), chromedp.WaitVisible(`#live.off`))
+	if text := eval("the banner", `document.querySelector('#banner').textContent`); !strings.HasPrefix(text, "Connection to the daemon lost at ") {
+		t.Errorf("the banner says %q", text)
+	}
+	shot("daemon-offline.png")
 	t.Logf("screenshots in %s", art)
 }

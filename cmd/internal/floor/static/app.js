@@ -369,6 +369,7 @@ function setLive(on) {
   state.live = on;
   if (!on && !state.lostAt) state.lostAt = new Date();
   if (on) state.lostAt = null;
+  document.body.classList.toggle('stale', !on); // nothing on the page is live any more
   const l = $('#live');
   l.className = 'live ' + (on ? 'on' : 'off');
   $('#live-text').textContent = on ? 'live' : 'offline';
