@@ -227,8 +227,9 @@ func (s *Server) floorJSON(w http.ResponseWriter, r *http.Request) {
 }
 
 // stream sends the floor as server-sent events: "meta" and a full "snapshot" at once, then an
-// "update" with the tables and alerts that changed, at most one per Throttle, and a comment
-// line every 15 s so that proxies keep the connection open.
+// "update" with the tables and alerts that changed, at most one per Throttle (the first change
+// after a quiet spell at once), and a comment line every 15 s so that proxies keep the
+// connection open.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	fl, ok := w.(http.Flusher)
 	if !ok {
@@ -257,7 +258,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	if !send("meta", s.meta()) || !send("snapshot", snap) {
 		return
 	}
-	last := snap.Version
+	last, sent := snap.Version, time.Now()
 	ping := time.NewTicker(15 * time.Second)
 	defer ping.Stop()
 	for {
@@ -272,11 +273,16 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 			continue
 		case <-changed:
 		}
-		select { // let a burst of events make one update
-		case <-ctx.Done():
-			return
-		case <-time.After(s.o.Throttle):
+		// At most one update per Throttle: an event after a quiet spell goes out at once, a
+		// burst of events makes one update.
+		if wait := s.o.Throttle - time.Since(sent); wait > 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
 		}
+		sent = time.Now()
 		changed = s.o.Floor.Changed()
 		snap := s.o.Floor.Snapshot(last)
 		if snap.Version == last {
