@@ -34,6 +34,15 @@ func Key(name string) ed25519.PrivateKey {
 // NewFloor returns deterministic keys for the tables and a keyring of version 1.
 func NewFloor(t testing.TB, tables ...string) *Floor {
 	t.Helper()
+	f, err := MakeFloor(tables...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// MakeFloor is NewFloor outside a test (a helper process).
+func MakeFloor(tables ...string) (*Floor, error) {
 	f := &Floor{Root: Key("root"), Tables: map[string]*tablebus.Signer{},
 		Dealer: tablebus.NewSigner(Key("dealer.D1")), Supervisor: tablebus.NewSigner(Key("supervisor.S1"))}
 	var keys []tablebus.KeyEntry
@@ -47,10 +56,10 @@ func NewFloor(t testing.TB, tables ...string) *Floor {
 		tablebus.KeyEntry{Kid: f.Supervisor.KeyID(), Pub: tablebus.EncodePub(f.Supervisor.Public()), Use: tablebus.UseCommands, Table: "*", Role: tablebus.RoleSupervisor, Name: "supervisor.S1", NotBefore: Epoch})
 	kr, err := tablebus.SignKeyring(tablebus.Keyring{Version: 1, Issued: Epoch, Keys: keys}, f.Root)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	f.Keyring = kr
-	return f
+	return f, nil
 }
 
 // RootPub returns the root's public key.

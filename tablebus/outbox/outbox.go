@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -516,15 +517,23 @@ func (o *Outbox) start(ctx context.Context, msgs chan mqttbus.Message) error {
 	}
 	o.amu.Unlock()
 	if len(o.o.Required) > 0 {
+		// The retained acknowledgements come right after the subscription: wait for each
+		// required consumer's, or AckWait.
+		heard := map[string]bool{}
 		deadline := time.NewTimer(o.o.AckWait)
 		defer deadline.Stop()
 	wait:
-		for {
+		for len(heard) < len(o.o.Required) {
 			select {
 			case <-ctx.Done():
 				return nil
 			case m := <-msgs:
 				o.handle(m, time.Now())
+				if p, err := tablebus.ParseTopic(m.Topic); err == nil {
+					if id, ok := strings.CutPrefix(p.Rest, "ack/"); ok && slices.Contains(o.o.Required, id) {
+						heard[id] = true
+					}
+				}
 			case <-deadline.C:
 				break wait
 			}
