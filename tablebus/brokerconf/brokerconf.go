@@ -93,6 +93,10 @@ max_queued_messages %d
 max_queued_bytes 0
 max_inflight_messages 100
 max_packet_size 131072
+
+# Latency: without TCP_NODELAY, mosquitto's second PUBACK of a pair waits for the client's
+# delayed ACK (Nagle): a 23 ms mean publish round trip instead of 0.5 ms (BenchmarkFloor50Tables).
+set_tcp_nodelay true
 `, c.Persistence, c.QueueLimit)
 	return b.String(), nil
 }
