@@ -30,15 +30,15 @@ func init() {
 	addCommand(command{name: "watch", summary: "the floor live from the broker: tables in the terminal, --json to tail events, --http for the web view", run: runWatch})
 }
 
-// listFlag is a repeatable flag.
-type listFlag []string
+// watchList is a repeatable flag of sabot watch.
+type watchList []string
 
-func (l *listFlag) String() string     { return strings.Join(*l, ",") }
-func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+func (l *watchList) String() string     { return strings.Join(*l, ",") }
+func (l *watchList) Set(s string) error { *l = append(*l, s); return nil }
 
 func runWatch(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("watch", "[--table T]… [--secure] [--json | --lines | --http ADDR] [--mqtt URL] [--root root.pub]", stderr)
-	var tables, journals listFlag
+	var tables, journals watchList
 	fs.Var(&tables, "table", "a table to follow (repeat for several; none: every table)")
 	url := fs.String("mqtt", "tcp://127.0.0.1:1883", "broker URL")
 	user := fs.String("mqtt-user", "", "MQTT user name (password from SABOT_MQTT_PASSWORD); in production the same as --id")

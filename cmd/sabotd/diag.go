@@ -307,13 +307,19 @@ func (g *diag) shufflerDevice() floor.Device {
 // table's devices topic for floors that follow the broker.
 func (g *diag) report() {
 	devs := g.devices()
-	g.floor.SetDevices(g.table, devs)
 	key, _ := json.Marshal(devs)
 	g.mu.Lock()
 	changed := string(key) != g.lastRep
 	g.lastRep = string(key)
 	g.mu.Unlock()
-	if !changed || g.client == nil || !g.client.Connected() {
+	if !changed {
+		return
+	}
+	g.floor.SetDevices(g.table, devs)
+	if g.client == nil || !g.client.Connected() {
+		g.mu.Lock()
+		g.lastRep = "" // publish it once the broker is back
+		g.mu.Unlock()
 		return
 	}
 	b, err := json.Marshal(floor.DeviceReport{V: tablebus.SchemaVersion, Table: g.table, Devices: devs, TS: time.Now().UTC()})
