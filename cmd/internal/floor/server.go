@@ -109,9 +109,10 @@ type ServerOptions struct {
 // Server is the web view: the floor page, the technician pages, their JSON API and the live
 // stream of server-sent events.
 type Server struct {
-	o   ServerOptions
-	mux *http.ServeMux
-	log *slog.Logger
+	o    ServerOptions
+	mux  *http.ServeMux
+	csrf http.Handler // the mux behind cross-origin protection
+	log  *slog.Logger
 }
 
 // NewServer returns the web view for o.Floor.
@@ -152,6 +153,9 @@ func NewServer(o ServerOptions) (*Server, error) {
 	for p, h := range o.Extra {
 		s.mux.Handle(p, h)
 	}
+	// Acknowledging, the self-test and injection change things: a page from another site must
+	// not make an operator's browser do them (CSRF; Sec-Fetch-Site and Origin).
+	s.csrf = http.NewCrossOriginProtection().Handler(s.mux)
 	return s, nil
 }
 
@@ -160,7 +164,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("X-Frame-Options", "DENY")
 	w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'")
-	s.mux.ServeHTTP(w, r)
+	s.csrf.ServeHTTP(w, r)
 }
 
 func noCache(h http.Handler) http.Handler {

@@ -182,6 +182,19 @@ func TestServerAPI(t *testing.T) {
 			}
 		})
 	}
+	// Another site's page cannot make a browser acknowledge or run the self-test.
+	for _, path := range []string{"/api/alerts/1/ack", "/api/tables/T1/selftest"} {
+		req, _ := http.NewRequest("POST", ts.URL+path, strings.NewReader(`{"by":"evil"}`))
+		req.Header.Set("Sec-Fetch-Site", "cross-site")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusForbidden {
+			t.Errorf("cross-site POST %s: %d, want 403", path, res.StatusCode)
+		}
+	}
 	if s := fl.Snapshot(0); len(s.Alerts) != 1 || s.Alerts[0].AckBy != "s-1" {
 		t.Errorf("alerts after the acknowledgement: %+v", s.Alerts)
 	}
