@@ -1,0 +1,282 @@
+package cv
+
+import (
+	"image"
+	"image/color"
+	"math"
+
+	"gocv.io/x/gocv"
+)
+
+// Band geometry: the card's width spans bandW pixels, and a band covers the top bandH rows of the
+// card face, which is what a shoe's reader window shows of it.
+const (
+	bandW = 128
+	bandH = 128
+)
+
+// warpBand resamples the card's top band out of the frame into dst (bandW x bandH, 8-bit BGR) and
+// returns the rows [top, bottom) that lie inside the frame. Rows outside are filled by repeating
+// the frame's border and must not be compared.
+func warpBand(frame gocv.Mat, p *pose, w, h int, dst *gocv.Mat) (top, bottom int) {
+	m := gocv.NewMatWithSize(3, 3, gocv.MatTypeCV64F)
+	defer m.Close()
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			m.SetDoubleAt(i, j, p.h[i][j])
+		}
+	}
+	gocv.WarpPerspectiveWithParams(frame, dst, m, image.Pt(w, h), gocv.InterpolationLinear|gocv.WarpInverseMap, gocv.BorderReplicate, color.RGBA{})
+	fw, fh := float64(frame.Cols()-1), float64(frame.Rows()-1)
+	inside := func(u, v float64) bool {
+		x, y := p.apply(u, v)
+		return x >= 0 && y >= 0 && x <= fw && y <= fh
+	}
+	// A row counts when its middle and both ends, a little in from the card's edges, are inside.
+	in := func(v int) bool {
+		fv := float64(v)
+		return inside(float64(w)*0.04, fv) && inside(float64(w)*0.96, fv) && inside(float64(w)/2, fv)
+	}
+	top = 0
+	for top < h && !in(top) {
+		top++
+	}
+	bottom = top
+	for bottom < h && in(bottom) {
+		bottom++
+	}
+	return top, bottom
+}
+
+// feat is a band as features: three float planes (the colour channels, each divided by the
+// card's background level in that channel so that white balance and exposure drop out), and how
+// many rows are valid.
+type feat struct {
+	w, h       int
+	top, valid int // rows [top, valid) are inside the frame
+	// c holds the three colour planes, then a brightness plane: the darkest of the three, so
+	// that red and black ink look alike.
+	c [4][]float32
+	// bg is each colour channel's background level (0…255) that its plane was divided by.
+	bg [3]float32
+}
+
+// Plane selections for ncc.
+const (
+	colour = 0 // planes 0-2
+	bright = 3 // plane 3
+)
+
+// newFeat converts an 8-bit BGR band into features at full resolution (scale 1) or halved
+// (scale 2, averaging 2x2 blocks).
+func newFeat(band gocv.Mat, top, valid, scale, hp int) feat {
+	px, _ := band.DataPtrUint8()
+	bw, bh := band.Cols(), band.Rows()
+	f := feat{w: bw / scale, h: bh / scale, top: (top + scale - 1) / scale, valid: valid / scale}
+	n := f.w * f.h
+	for c := 0; c < 3; c++ {
+		f.c[c] = make([]float32, n)
+	}
+	inv := 1 / float32(scale*scale)
+	for y := 0; y < f.h; y++ {
+		for x := 0; x < f.w; x++ {
+			for c := 0; c < 3; c++ {
+				var s float32
+				for dy := 0; dy < scale; dy++ {
+					for dx := 0; dx < scale; dx++ {
+						s += float32(px[((y*scale+dy)*bw+x*scale+dx)*3+c])
+					}
+				}
+				f.c[c][y*f.w+x] = s * inv
+			}
+		}
+	}
+	// Background level per channel: the 90th percentile over the valid rows, from a histogram.
+	lo, hi := f.top*f.w, min(max(f.valid, f.top+1)*f.w, n)
+	for c := 0; c < 3; c++ {
+		var hist [256]int
+		for _, v := range f.c[c][lo:hi] {
+			hist[min(255, int(v))]++
+		}
+		bg := float32(255)
+		acc, want := 0, (hi-lo)*9/10
+		for v := 0; v < 256; v++ {
+			acc += hist[v]
+			if acc > want {
+				bg = float32(v) + 0.5
+				break
+			}
+		}
+		if bg < 16 {
+			bg = 16
+		}
+		f.bg[c] = bg
+		k := 1 / bg
+		for i := range f.c[c] {
+			f.c[c][i] *= k
+		}
+	}
+	f.c[3] = make([]float32, n)
+	for i := range f.c[3] {
+		f.c[3][i] = min(f.c[0][i], f.c[1][i], f.c[2][i])
+	}
+	if hp > 0 {
+		for c := range f.c {
+			highPass(f.c[c], f.w, f.h, hp)
+		}
+	}
+	return f
+}
+
+// highPass subtracts a local mean (two passes of a box filter of radius r, close to a Gaussian)
+// from a plane: what is left is the card's drawing, without the slow shading of uneven light.
+func highPass(p []float32, w, h, r int) {
+	low := append([]float32(nil), p...)
+	tmp := make([]float32, len(p))
+	for pass := 0; pass < 2; pass++ {
+		boxH(low, tmp, w, h, r)
+		boxV(tmp, low, w, h, r)
+	}
+	for i := range p {
+		p[i] -= low[i]
+	}
+}
+
+func boxH(src, dst []float32, w, h, r int) {
+	for y := 0; y < h; y++ {
+		row := src[y*w : y*w+w]
+		out := dst[y*w : y*w+w]
+		var s float32
+		for x := -r; x <= r; x++ {
+			s += row[clamp(x, w)]
+		}
+		k := 1 / float32(2*r+1)
+		for x := 0; x < w; x++ {
+			out[x] = s * k
+			s += row[clamp(x+r+1, w)] - row[clamp(x-r, w)]
+		}
+	}
+}
+
+func boxV(src, dst []float32, w, h, r int) {
+	k := 1 / float32(2*r+1)
+	for x := 0; x < w; x++ {
+		var s float32
+		for y := -r; y <= r; y++ {
+			s += src[clamp(y, h)*w+x]
+		}
+		for y := 0; y < h; y++ {
+			dst[y*w+x] = s * k
+			s += src[clamp(y+r+1, h)*w+x] - src[clamp(y-r, h)*w+x]
+		}
+	}
+}
+
+func clamp(i, n int) int {
+	if i < 0 {
+		return 0
+	}
+	if i >= n {
+		return n - 1
+	}
+	return i
+}
+
+// rect is [x0, x1) x [y0, y1) in a band's pixels.
+type rect struct{ x0, y0, x1, y1 int }
+
+func (r rect) area() int { return max(0, r.x1-r.x0) * max(0, r.y1-r.y0) }
+
+// ncc is the normalized cross-correlation of a and b over r, all three channels together, with
+// a read at (x+dx, y+dy). Pixels that fall outside a are skipped. It returns 0 when either side
+// is flat (nothing to correlate).
+func ncc(a, b *feat, planes int, r rect, dx, dy int) float64 {
+	return nccPlanes(a, b.c[:], planes, b.w, r, dx, dy)
+}
+
+// nccPlanes is ncc against bare planes (w wide), such as a mean template.
+func nccPlanes(a *feat, b [][]float32, planes, bw int, r rect, dx, dy int) float64 {
+	var sa, sb, saa, sbb, sab float64
+	n := 0
+	c0, c1 := 0, 3
+	if planes == bright {
+		c0, c1 = 3, 4
+	}
+	for c := c0; c < c1; c++ {
+		pa, pb := a.c[c], b[c]
+		for y := r.y0; y < r.y1; y++ {
+			ya := y + dy
+			if ya < a.top || ya >= a.valid {
+				continue
+			}
+			x0, x1 := max(r.x0, -dx), min(r.x1, a.w-dx)
+			ra := pa[ya*a.w : ya*a.w+a.w]
+			rb := pb[y*bw : y*bw+bw]
+			var s1, s2, s11, s22, s12 float32
+			for x := x0; x < x1; x++ {
+				va, vb := ra[x+dx], rb[x]
+				s1 += va
+				s2 += vb
+				s11 += va * va
+				s22 += vb * vb
+				s12 += va * vb
+			}
+			sa += float64(s1)
+			sb += float64(s2)
+			saa += float64(s11)
+			sbb += float64(s22)
+			sab += float64(s12)
+			n += max(0, x1-x0)
+		}
+	}
+	return corr(sa, sb, saa, sbb, sab, n)
+}
+
+// nccRot is ncc with a turned end for end: b's (x, y) is compared with a's (w-1-x, length-1-y),
+// the same physical spot of a card seen from its other end.
+func nccRot(a, b *feat, r rect, length int) float64 {
+	var sa, sb, saa, sbb, sab float64
+	n := 0
+	for c := 0; c < 3; c++ {
+		pa, pb := a.c[c], b.c[c]
+		for y := r.y0; y < r.y1; y++ {
+			ya := length - 1 - y
+			if ya < a.top || ya >= a.valid {
+				continue
+			}
+			ra := pa[ya*a.w : ya*a.w+a.w]
+			rb := pb[y*b.w : y*b.w+b.w]
+			var s1, s2, s11, s22, s12 float32
+			for x := r.x0; x < r.x1; x++ {
+				va, vb := ra[a.w-1-x], rb[x]
+				s1 += va
+				s2 += vb
+				s11 += va * va
+				s22 += vb * vb
+				s12 += va * vb
+			}
+			sa += float64(s1)
+			sb += float64(s2)
+			saa += float64(s11)
+			sbb += float64(s22)
+			sab += float64(s12)
+			n += r.x1 - r.x0
+		}
+	}
+	return corr(sa, sb, saa, sbb, sab, n)
+}
+
+func corr(sa, sb, saa, sbb, sab float64, n int) float64 {
+	if n < 16 {
+		return 0
+	}
+	fn := float64(n)
+	va := saa - sa*sa/fn
+	vb := sbb - sb*sb/fn
+	// A flat region (variance under 0.0004 per pixel, about 2% of the background level) has
+	// nothing to correlate.
+	if va < 4e-4*fn || vb < 4e-4*fn {
+		return 0
+	}
+	return (sab - sa*sb/fn) / math.Sqrt(va*vb)
+}

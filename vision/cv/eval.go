@@ -1,0 +1,128 @@
+package cv
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"gocv.io/x/gocv"
+
+	"github.com/sabot-tables/sabot/vision"
+)
+
+// EvalFrame is one labelled frame and what the recognizer made of it.
+type EvalFrame struct {
+	vision.Label
+	Result vision.Result
+	Err    error // the frame could not be used at all (unreadable, wrong size)
+}
+
+// Correct reports whether the frame was read as labelled.
+func (f EvalFrame) Correct() bool {
+	return f.Err == nil && f.Result.Kind == f.Kind && (f.Kind != vision.Card || f.Result.Card == f.Card)
+}
+
+// Evaluation is the outcome of reading a labelled frame set (a directory with labels.csv).
+type Evaluation struct {
+	Dir    string
+	Frames []EvalFrame
+	// Groups holds a Tally per labels.csv view ("shoe", "table", "none"), in that order.
+	Groups []*vision.Tally
+}
+
+// Evaluate reads every frame listed in dir/labels.csv with the recognizer of its view.
+func Evaluate(dir string, shoe, table *Recognizer) (*Evaluation, error) {
+	f, err := os.Open(filepath.Join(dir, "labels.csv"))
+	if err != nil {
+		return nil, fmt.Errorf("vision: %w", err)
+	}
+	labels, err := vision.ReadLabels(f)
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "labels.csv"), err)
+	}
+	e := &Evaluation{Dir: dir}
+	groups := map[string]*vision.Tally{}
+	for _, l := range labels {
+		r := shoe
+		if l.View == vision.Table {
+			r = table
+		}
+		ef := EvalFrame{Label: l}
+		if r == nil {
+			ef.Err = fmt.Errorf("vision: no recognizer for %s frames", l.View)
+		} else {
+			ef.Result, ef.Err = r.RecognizeFile(filepath.Join(dir, l.File))
+		}
+		if ef.Err != nil {
+			ef.Result = vision.Rejected(ef.Err.Error(), 0)
+		}
+		e.Frames = append(e.Frames, ef)
+		t := groups[l.Group]
+		if t == nil {
+			t = &vision.Tally{Group: l.Group}
+			groups[l.Group] = t
+			e.Groups = append(e.Groups, t)
+		}
+		t.Add(l, ef.Result)
+	}
+	order := map[string]int{"shoe": 0, "table": 1, "none": 2}
+	sort.SliceStable(e.Groups, func(i, j int) bool { return order[e.Groups[i].Group] < order[e.Groups[j].Group] })
+	return e, nil
+}
+
+// Misread returns the frames read wrong or rejected.
+func (e *Evaluation) Misread() []EvalFrame {
+	var out []EvalFrame
+	for _, f := range e.Frames {
+		if !f.Correct() {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// WriteContactSheet writes a PNG of every frame read wrong or rejected, each scaled to a
+// 240-pixel-wide tile with what it is and what was read: a red caption for a wrong answer, amber
+// for a rejection. It writes nothing and returns false when every frame was read correctly.
+func (e *Evaluation) WriteContactSheet(path string) (bool, error) {
+	bad := e.Misread()
+	if len(bad) == 0 {
+		return false, nil
+	}
+	const tw, th, cols, capH = 240, 180, 4, 34
+	rows := (len(bad) + cols - 1) / cols
+	sheet := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(32, 32, 32, 0), rows*(th+capH), cols*tw, gocv.MatTypeCV8UC3)
+	defer sheet.Close()
+	tile := gocv.NewMat()
+	defer tile.Close()
+	for i, f := range bad {
+		x, y := (i%cols)*tw, (i/cols)*(th+capH)
+		m, err := ReadImage(filepath.Join(e.Dir, f.File))
+		if err == nil {
+			gocv.Resize(m, &tile, image.Pt(tw, th), 0, 0, gocv.InterpolationArea)
+			roi := sheet.Region(image.Rect(x, y, x+tw, y+th))
+			tile.CopyTo(&roi)
+			roi.Close()
+		}
+		m.Close()
+		got := f.Result.Token()
+		col := color.RGBA{255, 60, 60, 0} // wrong
+		if f.Result.Kind == vision.Reject {
+			got = "reject: " + f.Result.Reason
+			col = color.RGBA{255, 190, 0, 0}
+		}
+		gocv.PutText(&sheet, fmt.Sprintf("%s  %s is %s", f.File, f.Group, f.Token()), image.Pt(x+4, y+th+13), gocv.FontHersheyPlain, 0.9, color.RGBA{230, 230, 230, 0}, 1)
+		if len(got) > 38 {
+			got = got[:38]
+		}
+		gocv.PutText(&sheet, "read "+got, image.Pt(x+4, y+th+28), gocv.FontHersheyPlain, 0.9, col, 1)
+	}
+	if ok := gocv.IMWrite(path, sheet); !ok {
+		return false, fmt.Errorf("vision: cannot write %s", path)
+	}
+	return true, nil
+}

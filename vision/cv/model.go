@@ -1,0 +1,389 @@
+package cv
+
+import (
+	"fmt"
+	"image"
+	"math"
+	"sort"
+
+	"gocv.io/x/gocv"
+
+	"github.com/sabot-tables/sabot/calibration"
+	"github.com/sabot-tables/sabot/shoe/card"
+)
+
+// blurSigma smooths bands before they are compared: frames carry motion blur and JPEG noise that
+// the calibration frames have less of, and a little smoothing of both sides evens that out.
+const blurSigma = 1.0
+
+// tmpl is one template as features: fine (bandW wide) for the index window, coarse (half that)
+// for the whole band.
+type tmpl struct {
+	name         string
+	fine, coarse feat
+}
+
+// Radii of the high-pass filters (in band pixels) for the fine and coarse features.
+const hpFine, hpCoarse = 0, 8
+
+// makeTmpl turns an 8-bit BGR band into a template (it blurs band in place).
+func makeTmpl(name string, band *gocv.Mat, top, valid int) tmpl {
+	gocv.GaussianBlur(*band, band, image.Pt(0, 0), blurSigma, blurSigma, gocv.BorderReplicate)
+	return tmpl{name: name, fine: newFeat(*band, top, valid, 1, hpFine), coarse: newFeat(*band, top, valid, 2, hpCoarse)}
+}
+
+// model is a profile made ready for matching.
+type model struct {
+	cards     [52]tmpl
+	cut, back *tmpl
+	// rankWin and suitWin are the index windows in fine band pixels; suitWin may be empty.
+	rankWin, suitWin rect
+	// rankT holds the brightness plane of each rank averaged over its four suits; suitT the
+	// colour planes of each suit averaged over its thirteen ranks.
+	rankT [13][][]float32
+	suitT [4][][]float32
+	// indexGood says the rank window tells every rank from every other in the calibration
+	// frames; when it does not (a deck whose index is on one end only), cards are read by their
+	// whole face alone.
+	indexGood bool
+	// rankSim and suitSim are the correlations between the rank (suit) templates themselves, over
+	// their windows: how alike two ranks (suits) are to begin with.
+	rankSim [13][13]float64
+	suitSim [4][4]float64
+	// cardSuitSim[r][a][b] is the correlation over the suit window of the templates of rank r in
+	// suits a and b.
+	cardSuitSim [13][4][4]float64
+	length      int // the card's length in coarse band pixels; 0 when unknown
+	camera      calibration.Camera
+	widthPx     float64
+}
+
+func newModel(p *calibration.VisionProfile) (*model, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if p.BandWidth != bandW || p.BandHeight != bandH {
+		return nil, fmt.Errorf("vision: profile bands are %dx%d, this build uses %dx%d: recalibrate", p.BandWidth, p.BandHeight, bandW, bandH)
+	}
+	m := &model{
+		rankWin: pad(rect{p.Rank.X0, p.Rank.Y0, p.Rank.X1, p.Rank.Y1}, 2),
+		suitWin: pad(rect{p.Suit.X0, p.Suit.Y0, p.Suit.X1, p.Suit.Y1}, 2),
+		length:  int(math.Round(p.CardLength / 2)),
+		camera:  p.Camera,
+		widthPx: p.CardWidthPx,
+	}
+	load := func(name string, t calibration.Template) (tmpl, error) {
+		band, err := gocv.IMDecode(t.PNG, gocv.IMReadColor)
+		if err != nil || band.Empty() {
+			band.Close()
+			return tmpl{}, fmt.Errorf("vision: profile template %s does not decode", name)
+		}
+		defer band.Close()
+		if band.Cols() != bandW || band.Rows() != bandH {
+			return tmpl{}, fmt.Errorf("vision: profile template %s is %dx%d", name, band.Cols(), band.Rows())
+		}
+		return makeTmpl(name, &band, 0, t.ValidRows), nil
+	}
+	for i, c := range card.Deck() {
+		t, err := load(c.String(), p.Cards[c.String()])
+		if err != nil {
+			return nil, err
+		}
+		m.cards[i] = t
+	}
+	m.indexGood = p.IndexSeparation >= MinIndexSeparation
+	n := bandW * bandH
+	for r := 0; r < 13; r++ {
+		m.rankT[r] = make([][]float32, 4)
+		m.rankT[r][3] = make([]float32, n)
+		for s := 0; s < 4; s++ {
+			for i, v := range m.cards[r*4+s].fine.c[3] {
+				m.rankT[r][3][i] += v / 4
+			}
+		}
+	}
+	for s := 0; s < 4; s++ {
+		m.suitT[s] = make([][]float32, 4)
+		for k := 0; k < 3; k++ {
+			m.suitT[s][k] = make([]float32, n)
+			for r := 0; r < 13; r++ {
+				for i, v := range m.cards[r*4+s].fine.c[k] {
+					m.suitT[s][k][i] += v / 13
+				}
+			}
+		}
+	}
+	tf := func(planes [][]float32) *feat {
+		f := &feat{w: bandW, h: bandH, top: 0, valid: bandH}
+		copy(f.c[:], planes)
+		return f
+	}
+	for i := 0; i < 13; i++ {
+		for j := 0; j < 13; j++ {
+			m.rankSim[i][j] = nccPlanes(tf(m.rankT[i]), m.rankT[j], bright, bandW, m.rankWin, 0, 0)
+		}
+	}
+	for i := 0; i < 4; i++ {
+		for j := 0; j < 4; j++ {
+			m.suitSim[i][j] = nccPlanes(tf(m.suitT[i]), m.suitT[j], colour, bandW, m.suitWin, 0, 0)
+		}
+	}
+	if m.suitWin.area() > 0 {
+		for rk := 0; rk < 13; rk++ {
+			for i := 0; i < 4; i++ {
+				for j := 0; j < 4; j++ {
+					m.cardSuitSim[rk][i][j] = ncc(&m.cards[rk*4+i].fine, &m.cards[rk*4+j].fine, colour, m.suitWin, 0, 0)
+				}
+			}
+		}
+	}
+	if p.Cut != nil {
+		t, err := load("CUT", *p.Cut)
+		if err != nil {
+			return nil, err
+		}
+		m.cut = &t
+	}
+	if p.Back != nil {
+		t, err := load("BACK", *p.Back)
+		if err != nil {
+			return nil, err
+		}
+		m.back = &t
+	}
+	return m, nil
+}
+
+// Window search constants. The index is in a top corner of every playing card; a window is
+// searched within cornerW x cornerH band pixels of either top corner.
+const (
+	cornerW = bandW * 45 / 100
+	cornerH = bandW * 60 / 100
+	// noiseFloor is the within-class variance every pixel is charged at least, in units of the
+	// card background level squared.
+	noiseFloor = 0.002
+)
+
+const pixelCost = 0.5
+
+// findWindows learns where the index is, from the 52 calibration bands (in card order, see
+// card.FromIndex). The rank window is the corner rectangle in which every two ranks differ most
+// (the worst pair, in brightness, so that red and black ink count alike) for the least variation
+// among the four suits of one rank; the suit window likewise for suits, in colour, under the rank.
+// A window around a pip or a court figure tells some ranks apart but never all of them, so the
+// windows fit the index glyphs of whatever deck is being calibrated, and leave out the card's
+// body, which differs between a card's two ends while the index does not.
+func findWindows(cards []feat) (rankWin, suitWin rect, sep float64, err error) {
+	if len(cards) != 52 {
+		return rect{}, rect{}, 0, fmt.Errorf("vision: need 52 calibration bands, have %d", len(cards))
+	}
+	w := cards[0].w
+	h := cornerH
+	for i := range cards {
+		h = min(h, cards[i].valid)
+	}
+	n := w * h
+	// Per pixel: the mean brightness of each rank and the within-rank variance; the mean colour
+	// of each suit and the within-suit variance.
+	rankMean := make([][]float64, 13)
+	for r := range rankMean {
+		rankMean[r] = make([]float64, n)
+	}
+	suitMean := make([][]float64, 12) // suit*3 + channel
+	for i := range suitMean {
+		suitMean[i] = make([]float64, n)
+	}
+	noiseR := make([]float64, n)
+	noiseS := make([]float64, n)
+	for p := 0; p < n; p++ {
+		for r := 0; r < 13; r++ {
+			var g [4]float64
+			var m float64
+			for s := 0; s < 4; s++ {
+				c := &cards[r*4+s]
+				g[s] = float64(c.c[3][p])
+				m += g[s] / 4
+			}
+			var v float64
+			for s := 0; s < 4; s++ {
+				v += (g[s] - m) * (g[s] - m) / 4
+			}
+			rankMean[r][p] = m
+			noiseR[p] += v / 13
+		}
+		noiseR[p] += noiseFloor
+		for s := 0; s < 4; s++ {
+			for k := 0; k < 3; k++ {
+				var m, mm float64
+				for r := 0; r < 13; r++ {
+					v := float64(cards[r*4+s].c[k][p])
+					m += v / 13
+					mm += v * v / 13
+				}
+				suitMean[s*3+k][p] = m
+				noiseS[p] += (mm - m*m) / 4
+			}
+		}
+		noiseS[p] += 3 * noiseFloor
+	}
+	pairs := func(means [][]float64, noise []float64, groups, planes int) []integral {
+		var out []integral
+		d := make([]float64, n)
+		for a := 0; a < groups; a++ {
+			for b := a + 1; b < groups; b++ {
+				for p := range d {
+					d[p] = 0
+					for k := 0; k < planes; k++ {
+						x := means[a*planes+k][p] - means[b*planes+k][p]
+						d[p] += x * x
+					}
+					d[p] /= noise[p]
+				}
+				out = append(out, newIntegral(d, w, h))
+			}
+		}
+		return out
+	}
+	rankPairs := pairs(rankMean, noiseR, 13, 1)
+	suitPairs := pairs(suitMean, noiseS, 4, 3)
+	// A window scores the separation of its worst pair (the sum over its pixels of the squared
+	// difference over the noise), less pixelCost for each pixel it holds.
+	score := func(pairs []integral, _ *integral, r rect) float64 {
+		worst := math.Inf(1)
+		for i := range pairs {
+			worst = math.Min(worst, pairs[i].sum(r))
+		}
+		return worst - pixelCost*float64(r.area())
+	}
+	var nr, ns integral
+	var best rect
+	bestScore := math.Inf(-1)
+	for _, right := range []bool{false, true} {
+		for _, r := range cornerRects(w, h, right) {
+			if s := score(rankPairs, &nr, r); s > bestScore {
+				best, bestScore = r, s
+			}
+		}
+	}
+	rankWin = best
+	sep = math.Inf(1)
+	for i := range rankPairs {
+		sep = math.Min(sep, rankPairs[i].sum(best))
+	}
+	// The suit symbol sits under the rank, about as wide.
+	d := w * 3 / 100
+	area := rect{max(0, rankWin.x0-d), rankWin.y0, min(w, rankWin.x1+d), min(h, rankWin.y1+w*30/100)}
+	bestScore = math.Inf(-1)
+	for x0 := area.x0; x0 < area.x1; x0++ {
+		for x1 := x0 + w*4/100; x1 <= area.x1; x1++ {
+			for y0 := area.y0; y0 < area.y1; y0++ {
+				for y1 := y0 + w*4/100; y1 <= area.y1; y1++ {
+					r := rect{x0, y0, x1, y1}
+					if s := score(suitPairs, &ns, r); s > bestScore {
+						suitWin, bestScore = r, s
+					}
+				}
+			}
+		}
+	}
+	return rankWin, suitWin, sep, nil
+}
+
+// cornerRects lists the candidate rank windows at one top corner: starting within an eighth of
+// the card's width from its side and a seventh from its top, and no larger than an index can be.
+func cornerRects(w, h int, right bool) []rect {
+	var out []rect
+	for a := 0; a <= w*12/100; a++ { // the window's outer side, from the card's edge
+		for b := a + w*5/100; b <= min(a+w*22/100, cornerW); b++ { // its inner side
+			x0, x1 := a, b
+			if right {
+				x0, x1 = w-b, w-a
+			}
+			for y0 := 0; y0 <= w*15/100; y0 += 2 {
+				for y1 := y0 + w*8/100; y1 <= min(y0+w*30/100, cornerH, h); y1 += 2 {
+					out = append(out, rect{x0, y0, x1, y1})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// integral is a summed-area table of a w x h plane.
+type integral struct {
+	w, h int
+	t    []float64 // (h+1) x (w+1)
+}
+
+func newIntegral(v []float64, w, h int) integral {
+	it := integral{w: w, h: h, t: make([]float64, (h+1)*(w+1))}
+	for y := 0; y < h; y++ {
+		row := 0.0
+		for x := 0; x < w; x++ {
+			row += v[y*w+x]
+			it.t[(y+1)*(w+1)+x+1] = it.t[y*(w+1)+x+1] + row
+		}
+	}
+	return it
+}
+
+func (it *integral) sum(r rect) float64 {
+	s := it.w + 1
+	return it.t[r.y1*s+r.x1] - it.t[r.y1*s+r.x0] - it.t[r.y0*s+r.x1] + it.t[r.y0*s+r.x0]
+}
+
+// findLength measures the card's length (in coarse band pixels) from the calibration bands: a
+// card's pip layout is symmetric end for end, so a band turned end for end and slid down by the
+// right length matches itself where the two overlap. Each band votes with its correlation at
+// every candidate length; the best length wins if it stands out. It returns 0 when no length
+// does (then the other end of a card is read from its index alone).
+func findLength(cards []feat) (int, float64) {
+	if len(cards) == 0 {
+		return 0, 0
+	}
+	w := cards[0].w
+	lo, hi := w*115/100, w*180/100
+	score := make([]float64, hi+1)
+	for l := lo; l <= hi; l++ {
+		var s, n float64
+		for i := range cards {
+			a := &cards[i]
+			y0 := max(l-a.valid, a.top) // rows y with l-1-y < valid
+			if a.valid-y0 < 4 {
+				continue
+			}
+			c := nccRot(a, a, rect{0, y0, w, a.valid}, l)
+			k := float64(a.valid - y0)
+			s += c * k
+			n += k
+		}
+		if n > 0 {
+			score[l] = s / n
+		}
+	}
+	best := lo
+	for l := lo; l <= hi; l++ {
+		if score[l] > score[best] {
+			best = l
+		}
+	}
+	vals := append([]float64(nil), score[lo:hi+1]...)
+	sort.Float64s(vals)
+	med := vals[len(vals)/2]
+	if score[best] < 0.5 || score[best]-med < 0.15 {
+		return 0, score[best]
+	}
+	return best, score[best]
+}
+
+// MinIndexSeparation is the least worst-pair separation (see findWindows) at which a rank window
+// is trusted.
+const MinIndexSeparation = 100
+
+// pad grows a non-empty window by d pixels on each side, within the band.
+func pad(r rect, d int) rect {
+	if r.area() == 0 {
+		return r
+	}
+	return rect{max(0, r.x0-d), max(0, r.y0-d), min(bandW, r.x1+d), min(bandH, r.y1+d)}
+}

@@ -1,0 +1,563 @@
+package cv
+
+import (
+	"errors"
+	"fmt"
+	"image"
+	"sort"
+	"time"
+
+	"gocv.io/x/gocv"
+
+	"github.com/sabot-tables/sabot/calibration"
+	"github.com/sabot-tables/sabot/shoe/card"
+	"github.com/sabot-tables/sabot/vision"
+)
+
+// minEdgeStep is the smallest colour step (of 255) that counts as a card edge.
+const minEdgeStep = 14
+
+// Recognizer reads frames of one view with one profile. It keeps its working Mats between
+// frames; it is not safe for concurrent use (make one per camera). Close releases it.
+type Recognizer struct {
+	m    *model
+	view vision.View
+	now  func() time.Time
+
+	blurred, band, gray gocv.Mat
+}
+
+// New builds a recognizer for frames of the given view from a profile. Shoe frames must be the
+// size of the profile's camera; table frames may be any size from 160x120 up.
+func New(p *calibration.VisionProfile, view vision.View) (*Recognizer, error) {
+	if view != vision.Shoe && view != vision.Table {
+		return nil, fmt.Errorf("vision: unknown view %v", view)
+	}
+	m, err := newModel(p)
+	if err != nil {
+		return nil, err
+	}
+	return &Recognizer{m: m, view: view, now: time.Now,
+		blurred: gocv.NewMat(), band: gocv.NewMat(), gray: gocv.NewMat()}, nil
+}
+
+// Close releases the recognizer's Mats. It is idempotent.
+func (r *Recognizer) Close() error {
+	if r.m != nil {
+		r.blurred.Close()
+		r.band.Close()
+		r.gray.Close()
+		r.m = nil
+	}
+	return nil
+}
+
+// String names the recognizer for logs: "vision shoe recognizer (shoe-reader 320x240)".
+func (r *Recognizer) String() string {
+	if r.m == nil {
+		return "vision recognizer (closed)"
+	}
+	return fmt.Sprintf("vision %s recognizer (%s)", r.view, r.m.camera)
+}
+
+// analysis is everything the recognizer measured of one frame.
+type analysis struct {
+	err        error // no card outline: why
+	pose       pose
+	top, valid int
+	scores     []candScores
+	index      indexScores
+	// topInk is cornerInk of the band: how much is drawn in its top corners.
+	topInk float64
+	// emptyStep is the 99.9th percentile colour step of a frame in which no card was found (0
+	// otherwise); weakEdge is set when a straight edge shows through all the same.
+	emptyStep int
+	// smooth and edge are smoothCentre and straightEdge of a frame with no card outline.
+	smooth, edge float64
+	// frame is the frame's band as features (shoe view), for the slower checks decide may need.
+	frame *tmpl
+}
+
+type candScores struct {
+	i              int // card index, or -1 CUT, -2 BACK
+	same, idx, rot float64
+	// fine is the best of the same-end and other-end correlations at full resolution, for the
+	// short list of candidates; -1 when not computed.
+	fine float64
+}
+
+// indexScores are the index windows' correlations with each rank and each suit.
+type indexScores struct {
+	rank [13]float64
+	suit [4]float64
+	// card holds, for the four cards of each of the two best ranks, the suit window's
+	// correlation with that card's own template (sharper than the suit's mean over ranks); -2
+	// elsewhere.
+	card [52]float64
+}
+
+// Recognize reads one 8-bit BGR frame. A frame it cannot use at all (empty, wrong size) is an
+// error naming the problem; anything it cannot read with confidence is a Reject result.
+func (r *Recognizer) Recognize(frame gocv.Mat) (vision.Result, error) {
+	start := r.now()
+	if r.m == nil {
+		return vision.Result{}, fmt.Errorf("vision: recognizer is closed")
+	}
+	if err := checkFrame(frame); err != nil {
+		return vision.Result{}, err
+	}
+	if r.view == vision.Shoe && (frame.Cols() != r.m.camera.Width || frame.Rows() != r.m.camera.Height) {
+		return vision.Result{}, fmt.Errorf("%w: frame is %dx%d, the profile is for %s", ErrFrame, frame.Cols(), frame.Rows(), r.m.camera)
+	}
+	a := r.analyze(frame)
+	res := r.decide(&a)
+	res.Elapsed = r.now().Sub(start)
+	return res, nil
+}
+
+// RecognizeBytes decodes an encoded image and reads it.
+func (r *Recognizer) RecognizeBytes(b []byte) (vision.Result, error) {
+	m, err := DecodeImage(b)
+	defer m.Close()
+	if err != nil {
+		return vision.Result{}, err
+	}
+	return r.Recognize(m)
+}
+
+// RecognizeFile reads an image file; errors name the file.
+func (r *Recognizer) RecognizeFile(path string) (vision.Result, error) {
+	m, err := ReadImage(path)
+	defer m.Close()
+	if err != nil {
+		return vision.Result{}, err
+	}
+	res, err := r.Recognize(m)
+	if err != nil {
+		return res, fmt.Errorf("%s: %w", path, err)
+	}
+	return res, nil
+}
+
+func (r *Recognizer) analyze(frame gocv.Mat) analysis {
+	var a analysis
+	switch r.view {
+	case vision.Shoe:
+		gocv.GaussianBlur(frame, &r.blurred, image.Pt(5, 5), 1.5, 1.5, gocv.BorderReplicate)
+		g, err := registerShoe(r.blurred, minEdgeStep, bandW, r.m.widthPx)
+		if err != nil {
+			a.err = err
+			_, a.emptyStep = edgeStats(r.blurred, minEdgeStep)
+			a.emptyStep = max(a.emptyStep, 1)
+			a.smooth, a.edge = smoothCentre(r.blurred), straightEdge(r.blurred)
+			return a
+		}
+		a.pose = g.pose
+		a.top, a.valid = warpBand(frame, &a.pose, bandW, bandH, &r.band)
+		f := makeTmpl("frame", &r.band, a.top, a.valid)
+		a.frame = &f
+		a.index = r.scoreIndex(&f)
+		// The other end needs looking at only when the index is not read plainly.
+		rankOK, suitOK := r.indexRead(&a.index)
+		a.scores = r.score(&f, !(rankOK && suitOK), &a.index)
+		a.topInk = cornerInk(&f.fine)
+	case vision.Table:
+		gocv.GaussianBlur(frame, &r.blurred, image.Pt(5, 5), 1.5, 1.5, gocv.BorderReplicate)
+		aspect := float64(2*r.m.length) / bandW
+		poses, err := findTableCard(r.blurred, bandW, aspect)
+		if err != nil {
+			a.err = err
+			return a
+		}
+		if aspect <= 1 {
+			aspect = 1.4
+		}
+		// Either end of the card may be up, and a card running off the frame may lie either
+		// way: read every candidate and keep each template's best.
+		first := true
+		for _, p := range poses {
+			for _, q := range []pose{p, p.rotated(bandW, aspect*bandW)} {
+				top, valid := warpBand(frame, &q, bandW, bandH, &r.band)
+				if valid-top < bandH/2 {
+					continue
+				}
+				f := makeTmpl("frame", &r.band, top, valid)
+				ix := r.scoreIndex(&f)
+				s := r.score(&f, false, &ix)
+				ink := cornerInk(&f.fine)
+				if first {
+					a.pose, a.top, a.valid, a.scores, a.index, a.topInk = q, top, valid, s, ix, ink
+					first = false
+					continue
+				}
+				a.topInk = max(a.topInk, ink)
+				for i := range s {
+					a.scores[i].same = max(a.scores[i].same, s[i].same)
+					a.scores[i].idx = max(a.scores[i].idx, s[i].idx)
+					a.scores[i].fine = max(a.scores[i].fine, s[i].fine)
+				}
+				a.index.maxScores(&ix)
+			}
+		}
+		if first {
+			a.err = errors.New("the card's ends are outside the table camera's view")
+		}
+	}
+	return a
+}
+
+// score compares a frame's band with every template: the whole band at half resolution, as
+// seen from the same end and (for a shoe, when the card's length is known) from the other end;
+// then the short list of best candidates again at full resolution.
+func (r *Recognizer) score(f *tmpl, withRot bool, index *indexScores) []candScores {
+	m := r.m
+	out := make([]candScores, 0, 54)
+	all := make([]*tmpl, 0, 54)
+	for i := range m.cards {
+		all = append(all, &m.cards[i])
+		out = append(out, candScores{i: i, fine: -1, rot: -1})
+	}
+	if m.cut != nil {
+		all = append(all, m.cut)
+		out = append(out, candScores{i: -1, fine: -1, rot: -1})
+	}
+	if m.back != nil {
+		all = append(all, m.back)
+		out = append(out, candScores{i: -2, fine: -1, rot: -1})
+	}
+	rot := withRot && m.length > 0
+	for k, t := range all {
+		v := min(f.coarse.valid, t.coarse.valid)
+		out[k].same = ncc(&f.coarse, &t.coarse, colour, rect{0, f.coarse.top, f.coarse.w, v}, 0, 0)
+		if rot {
+			out[k].rot = r.rotScore(&f.coarse, &t.coarse, m.length, 2)
+		}
+	}
+	// The short list: the best few by either correlation, and the four cards of the best two
+	// ranks by the index.
+	pick := map[int]bool{}
+	for _, key := range []func(c candScores) float64{
+		func(c candScores) float64 { return c.same },
+		func(c candScores) float64 { return c.rot },
+	} {
+		order := make([]int, 52)
+		for i := range order {
+			order[i] = i
+		}
+		sort.Slice(order, func(a, b int) bool { return key(out[order[a]]) > key(out[order[b]]) })
+		for _, i := range order[:shortList] {
+			pick[i] = true
+		}
+	}
+	if index != nil {
+		r1, r2 := best2(index.rank[:])
+		for s := 0; s < 4; s++ {
+			pick[r1*4+s], pick[r2*4+s] = true, true
+		}
+	}
+	for k := range pick {
+		t := all[k]
+		v := min(f.fine.valid, t.fine.valid)
+		best := ncc(&f.fine, &t.fine, colour, rect{0, f.fine.top, f.fine.w, v}, 0, 0)
+		if rot {
+			best = max(best, r.rotScore(&f.fine, &t.fine, 2*m.length, 4))
+		}
+		out[k].fine = best
+	}
+	return out
+}
+
+// shortList is how many candidates of each kind are compared again at full resolution.
+const shortList = 5
+
+// rotScore is the best correlation of the frame (a card seen from its other end) with a template
+// over the part of the card both show, for card lengths within slack of length.
+func (r *Recognizer) rotScore(f, t *feat, length, slack int) float64 {
+	best := -1.0
+	for l := length - slack; l <= length+slack; l++ {
+		y0 := max(0, l-f.valid)
+		if t.valid-y0 < t.w/10 {
+			continue
+		}
+		if s := nccRot(f, t, rect{0, y0, t.w, t.valid}, l); s > best {
+			best = s
+		}
+	}
+	return best
+}
+
+// best2 returns the indexes of the largest and second largest values.
+func best2(v []float64) (int, int) {
+	i1, i2 := 0, 1
+	if len(v) < 2 {
+		return 0, 0
+	}
+	if v[i2] > v[i1] {
+		i1, i2 = i2, i1
+	}
+	for i := 2; i < len(v); i++ {
+		switch {
+		case v[i] > v[i1]:
+			i1, i2 = i, i1
+		case v[i] > v[i2]:
+			i2 = i
+		}
+	}
+	return i1, i2
+}
+
+// scoreIndex correlates the frame's index windows with every rank and suit template, each at
+// its best small shift.
+func (r *Recognizer) scoreIndex(f *tmpl) indexScores {
+	var s indexScores
+	m := r.m
+	best := func(t [][]float32, planes int, win rect) float64 {
+		b := -1.0
+		for dy := -2; dy <= 2; dy++ {
+			for dx := -2; dx <= 2; dx++ {
+				b = max(b, nccPlanes(&f.fine, t, planes, bandW, win, dx, dy))
+			}
+		}
+		return b
+	}
+	for i := range s.rank {
+		s.rank[i] = best(m.rankT[i], bright, m.rankWin)
+	}
+	for i := range s.card {
+		s.card[i] = -2
+	}
+	if m.suitWin.area() > 0 {
+		for i := range s.suit {
+			s.suit[i] = best(m.suitT[i], colour, m.suitWin)
+		}
+		r1, r2 := best2(s.rank[:])
+		for _, rk := range []int{r1, r2} {
+			for st := 0; st < 4; st++ {
+				s.card[rk*4+st] = best(m.cards[rk*4+st].fine.c[:], colour, m.suitWin)
+			}
+		}
+	}
+	return s
+}
+
+// maxScores keeps, in a, the larger of each score of a and b.
+func (a *indexScores) maxScores(b *indexScores) {
+	for i := range a.rank {
+		a.rank[i] = max(a.rank[i], b.rank[i])
+	}
+	for i := range a.suit {
+		a.suit[i] = max(a.suit[i], b.suit[i])
+	}
+	for i := range a.card {
+		a.card[i] = max(a.card[i], b.card[i])
+	}
+}
+
+// suitOf reads the suit of a card of rank index rk from the index's suit window, against the
+// four cards of that rank: the best suit, how far it leads (see relLead), and whether it could be
+// read at all.
+func (r *Recognizer) suitOf(ix *indexScores, rk int) (suit int, lead float64, ok bool) {
+	if r.m.suitWin.area() == 0 || ix.card[rk*4] < -1 {
+		return 0, 0, false
+	}
+	s1, s2 := best2(ix.card[rk*4 : rk*4+4])
+	score := ix.card[rk*4+s1]
+	lead = relLead(score, ix.card[rk*4+s2], r.m.cardSuitSim[rk][s1][s2])
+	return s1, lead, score >= suitMin
+}
+
+// Acceptance thresholds. Correlations are in [-1, 1]; a margin is the lead of the best candidate
+// over the runner-up. They were set on the development decks (../shared/vision-dev) so that no
+// frame of any deck was read wrong, and hold for any deck because every score is measured against
+// that deck's own calibration.
+const (
+	rankMin, rankMargin = 0.80, 0.25 // the rank window (margins relative, see relLead)
+	suitMin, suitMargin = 0.80, 0.25 // the suit window
+	cardMin, cardMargin = 0.90, 0.06 // the whole band, against every card
+	backMin, backMargin = 0.70, 0.25 // the card back
+	// faceVeto and faceVetoMargin: the whole band overrules a confident index only when it is
+	// this sure of another card (the body differs between a card's ends; the index does not).
+	faceVeto, faceVetoMargin = 0.95, 0.15
+	// faceWeak is a lead of the whole band among a rank's four cards too small to count against
+	// the suit window.
+	faceWeak = 0.1
+	// faceSuitMin is the whole band's least correlation with a card for its suit to count.
+	faceSuitMin = 0.93
+	// blankInk is the most cornerInk a cut card may show: plastic, one colour, no index.
+	blankInk = 0.005
+	// noneStep is the largest colour step (99.9th percentile) an empty reader window shows:
+	// felt texture and sensor noise; noneSmooth the least smoothCentre, noneEdge the strongest
+	// straightEdge (levels) it shows. A dark card on dark felt fails one of them.
+	noneStep   = 16
+	noneSmooth = 0.7
+	noneEdge   = 5.0
+	// blankBack is the most a cut card may look like the card back (its template's score).
+	blankBack = 0.3
+)
+
+// indexRead says whether the index windows read a rank, and a suit, plainly.
+func (r *Recognizer) indexRead(ix *indexScores) (rankOK, suitOK bool) {
+	m := r.m
+	r1, r2 := best2(ix.rank[:])
+	rankOK = m.indexGood && ix.rank[r1] >= rankMin && relLead(ix.rank[r1], ix.rank[r2], m.rankSim[r1][r2]) >= rankMargin
+	_, lead, ok := r.suitOf(ix, r1)
+	return rankOK, ok && lead >= suitMargin
+}
+
+// decide turns the measurements into an answer, or a rejection that says why.
+func (r *Recognizer) decide(a *analysis) vision.Result {
+	m := r.m
+	if a.err != nil {
+		if a.emptyStep > 0 {
+			// An empty window is felt everywhere: no straight edge, no smooth patch, little
+			// structure. Anything else with no card outline is something unread.
+			if a.smooth < noneSmooth || a.edge > noneEdge {
+				return vision.Rejected("something in the window, but no card outline", 0)
+			}
+			if a.emptyStep <= noneStep {
+				return vision.Result{Kind: vision.None, Confidence: min(1, 1.5-float64(a.emptyStep)/noneStep)}
+			}
+		}
+		return vision.Rejected(a.err.Error(), 0)
+	}
+	r1, r2 := best2(a.index.rank[:])
+	rankScore, rankLead := a.index.rank[r1], relLead(a.index.rank[r1], a.index.rank[r2], m.rankSim[r1][r2])
+	rankOK := m.indexGood && rankScore >= rankMin && rankLead >= rankMargin
+	// The card back, by its template.
+	bestCard := -1.0
+	for _, c := range a.scores {
+		if c.i >= 0 {
+			bestCard = max(bestCard, c.same, c.rot)
+		}
+	}
+	backScore := -1.0
+	for _, c := range a.scores {
+		if c.i == -2 {
+			backScore = max(c.same, c.rot)
+		}
+	}
+	if !rankOK && m.back != nil && backScore < backMin && a.frame != nil && (a.topInk <= blankInk || bestCard < cardMin) {
+		// A back seen from its other end: its pattern repeats, but not in step with the card's
+		// edge. Look again, allowing a shift of the pattern.
+		backScore = max(backScore, shiftedScore(&a.frame.coarse, &m.back.coarse, 8))
+	}
+	if !rankOK && backScore >= backMin && backScore-bestCard >= backMargin {
+		return vision.Result{Kind: vision.Back, Confidence: confidence(backScore, backScore-bestCard, backMargin)}
+	}
+	// The cut card: nothing drawn where every card has its index.
+	if a.topInk <= blankInk && !rankOK {
+		if r.view == vision.Table {
+			// A table camera finds cards by their outline; a blank one there is a misplaced
+			// outline more likely than a cut card on the felt.
+			return vision.Rejected("a blank card on the table", 0)
+		}
+		if backScore >= blankBack {
+			return vision.Rejected("a blank card that looks like the card back", backScore)
+		}
+		return vision.Result{Kind: vision.Cut, Confidence: 1 - a.topInk/(2*blankInk)}
+	}
+	// Cards, as the whole band reads them.
+	fine := func(i int) float64 {
+		for _, c := range a.scores {
+			if c.i == i {
+				return c.fine
+			}
+		}
+		return -1
+	}
+	bestOf := func(ok func(i int) bool) (int, float64, float64) {
+		b, bs, ss := -1, -1.0, -1.0
+		for _, c := range a.scores {
+			if c.i < 0 || !ok(c.i) {
+				continue
+			}
+			switch {
+			case c.fine > bs:
+				b, bs, ss = c.i, c.fine, bs
+			case c.fine > ss:
+				ss = c.fine
+			}
+		}
+		return b, bs, ss
+	}
+	anyCard := func(int) bool { return true }
+	faceBest, faceScore, faceSecond := bestOf(anyCard)
+	faceSure := faceScore >= cardMin && faceScore-faceSecond >= cardMargin
+	if rankOK {
+		rank := card.Rank(r1 + 1)
+		conf := confidence(rankScore, rankLead, rankMargin)
+		// The suit: the index's suit window against the four cards of the rank, and the whole
+		// band among the same four. They must not disagree.
+		sw, swLead, swOK := r.suitOf(&a.index, r1)
+		fb, fs, fss := bestOf(func(i int) bool { return card.FromIndex(i).Rank() == rank })
+		faceSuit, faceLead := -1, fs-fss
+		if fb >= 0 {
+			faceSuit = int(card.FromIndex(fb).Suit())
+		}
+		// The face counts only when it is sure: it differs between a card's two ends.
+		faceSure4 := faceSuit >= 0 && fs >= faceSuitMin && faceLead >= faceWeak
+		var pick card.Card
+		switch {
+		case faceSure4 && swOK && faceSuit != sw:
+			return vision.Rejected(fmt.Sprintf("rank %s, index reads suit %s, face %s", rank, card.Suit(sw), card.Suit(faceSuit)), conf)
+		case swOK && swLead >= suitMargin:
+			pick = card.New(rank, card.Suit(sw))
+			conf = min(conf, confidence(a.index.card[r1*4+sw], swLead, suitMargin))
+		case swOK && faceSure4 && faceSuit == sw && swLead >= suitMargin/3:
+			// Both lean the same way, the index not quite enough alone.
+			pick = card.New(rank, card.Suit(sw))
+			conf = min(conf, confidence(fs, faceLead, faceWeak), 0.6)
+		case !swOK && faceSure4:
+			// No suit window to read (a deck without a suit in its index): the face alone.
+			pick = card.New(rank, card.Suit(faceSuit))
+			conf = min(conf, confidence(fs, faceLead, faceWeak))
+		default:
+			return vision.Rejected(fmt.Sprintf("rank %s, suit unclear", rank), conf)
+		}
+		if faceSure && faceBest != pick.Index() && faceScore >= faceVeto && faceScore-fine(pick.Index()) >= faceVetoMargin {
+			return vision.Rejected(fmt.Sprintf("index reads %s, face reads %s", pick, card.FromIndex(faceBest)), conf)
+		}
+		return vision.Result{Kind: vision.Card, Card: pick, Confidence: conf}
+	}
+	if faceSure {
+		c := card.FromIndex(faceBest)
+		// The index, where it can be read at all, must not point at another rank.
+		if m.indexGood && rankScore >= rankMin && r1 != int(c.Rank())-1 && rankScore-a.index.rank[int(c.Rank())-1] >= rankMargin {
+			return vision.Rejected(fmt.Sprintf("face reads %s, index reads rank %s", c, card.Rank(r1+1)), 0)
+		}
+		return vision.Result{Kind: vision.Card, Card: c, Confidence: confidence(faceScore, faceScore-faceSecond, cardMargin)}
+	}
+	return vision.Rejected("cannot read the card's index", max(rankScore, faceScore, 0))
+}
+
+// relLead is the lead of the best candidate's correlation over the runner-up's, as a share of
+// how far apart the two templates are themselves (one minus their own correlation): 0 when the
+// frame is as close to either, 1 when it is the best template exactly and the runner-up is as
+// far from it as the two templates are from each other.
+func relLead(best, second, between float64) float64 {
+	return (best - second) / max(1-between, 0.02)
+}
+
+// confidence maps a score and its lead over the runner-up to [0, 1]: half the score at the
+// acceptance margin, rising to the score at three times the margin.
+func confidence(score, lead, margin float64) float64 {
+	f := 0.5 + 0.25*(lead/margin-1)
+	f = max(0, min(1, f))
+	return max(0, min(1, score*f))
+}
+
+// shiftedScore is the best whole-band correlation of f with t over shifts of up to d pixels.
+func shiftedScore(f, t *feat, d int) float64 {
+	best := -1.0
+	v := min(f.valid, t.valid)
+	r := rect{d, f.top + d, f.w - d, v - d}
+	if r.area() <= 0 {
+		return best
+	}
+	for dy := -d; dy <= d; dy += 2 {
+		for dx := -d; dx <= d; dx += 2 {
+			best = max(best, ncc(f, t, colour, r, dx, dy))
+		}
+	}
+	return best
+}
