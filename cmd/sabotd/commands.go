@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/sabot-tables/sabot/games"
@@ -184,10 +185,14 @@ func embeddedBroker(o *options, log *slog.Logger) (*broker.Broker, error) {
 		return nil, err
 	}
 	accts = append(accts, broker.Account{Account: access.Account{Name: o.table, Role: access.Table}, Hash: hash})
-	var anon access.Role
+	var anon []access.Role
 	if o.brokerAnon != "" && o.brokerAnon != "none" {
-		if anon, err = access.ParseRole(o.brokerAnon); err != nil {
-			return nil, err
+		for _, name := range strings.Split(o.brokerAnon, ",") {
+			r, err := access.ParseRole(strings.TrimSpace(name))
+			if err != nil {
+				return nil, err
+			}
+			anon = append(anon, r)
 		}
 	}
 	b, err := broker.Start(broker.Options{Addr: o.listen, Logger: log, Accounts: accts, Anonymous: anon})

@@ -105,7 +105,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.root, "root", "", "the root's public key: the keyring must be signed by it")
 	fs.StringVar(&o.requireAck, "require-ack", "", "consumers whose acknowledgements decide where publishing starts after a restart, e.g. engine.E1,surveillance.S1")
 	fs.StringVar(&o.brokerDir, "broker-dir", "", "embedded broker: the accounts of sabot broker-config (accounts, passwd)")
-	fs.StringVar(&o.brokerAnon, "broker-anonymous", "surveillance", "embedded broker: the role of clients without an account (none, surveillance, engine, display, dealer)")
+	fs.StringVar(&o.brokerAnon, "broker-anonymous", "surveillance,dealer", "embedded broker: the roles of clients without an account, comma-separated (none, surveillance, engine, display, dealer)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}

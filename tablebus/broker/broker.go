@@ -53,10 +53,11 @@ type Options struct {
 	Logger *slog.Logger
 	// Accounts may connect with their password and get their role's grants.
 	Accounts []Account
-	// Anonymous is the role of a client that gives no user name ("" refuses such clients).
-	// `make run` lets anonymous clients be surveillance on loopback: they read everything,
-	// and, like every account but the table's own, cannot publish the table's events.
-	Anonymous access.Role
+	// Anonymous are the roles of a client that gives no user name (none refuses such
+	// clients). `make run` lets anonymous clients on loopback be surveillance and dealer: they
+	// read everything and may send commands (which the daemon checks are signed), and, like
+	// every account but the table's own, cannot publish the table's events.
+	Anonymous []access.Role
 }
 
 // Start listens on o.Addr and serves MQTT until Close.
@@ -75,9 +76,9 @@ func Start(o Options) (*Broker, error) {
 		}
 		h.accounts[a.Name] = a
 	}
-	if o.Anonymous != "" {
-		if _, err := access.ParseRole(string(o.Anonymous)); err != nil || o.Anonymous == access.Table {
-			return nil, fmt.Errorf("broker: anonymous clients cannot have the role %q", o.Anonymous)
+	for _, r := range o.Anonymous {
+		if _, err := access.ParseRole(string(r)); err != nil || r == access.Table {
+			return nil, fmt.Errorf("broker: anonymous clients cannot have the role %q", r)
 		}
 	}
 	caps := mqtt.NewDefaultServerCapabilities()
@@ -162,7 +163,7 @@ func (l connectDeadline) Accept() (net.Conn, error) {
 type aclHook struct {
 	mqtt.HookBase
 	accounts  map[string]Account
-	anonymous access.Role
+	anonymous []access.Role
 	log       *slog.Logger
 }
 
@@ -175,10 +176,10 @@ func (h *aclHook) Provides(b byte) bool {
 func (h *aclHook) OnConnectAuthenticate(cl *mqtt.Client, pk packets.Packet) bool {
 	name := string(pk.Connect.Username)
 	if name == "" {
-		if h.anonymous == "" {
+		if len(h.anonymous) == 0 {
 			h.log.Warn("broker: refused an anonymous client", "client", cl.ID, "remote", cl.Net.Remote)
 		}
-		return h.anonymous != ""
+		return len(h.anonymous) > 0
 	}
 	a, ok := h.accounts[name]
 	if !ok || !access.CheckPassword(a.Hash, string(pk.Connect.Password)) {
@@ -190,15 +191,14 @@ func (h *aclHook) OnConnectAuthenticate(cl *mqtt.Client, pk packets.Packet) bool
 
 func (h *aclHook) OnACLCheck(cl *mqtt.Client, topic string, write bool) bool {
 	name := string(cl.Properties.Username)
-	acct := access.Account{Role: h.anonymous}
-	if name != "" {
-		a, ok := h.accounts[name]
-		if !ok {
-			return false
+	ok := false
+	if name == "" {
+		for _, r := range h.anonymous {
+			ok = ok || access.Account{Role: r}.Allowed(topic, write)
 		}
-		acct = a.Account
+	} else if a, known := h.accounts[name]; known {
+		ok = a.Allowed(topic, write)
 	}
-	ok := acct.Allowed(topic, write)
 	if !ok && write {
 		h.log.Warn("broker: denied a publish", "user", name, "topic", topic)
 	}
