@@ -58,6 +58,8 @@ type Options struct {
 	// read everything and may send commands (which the daemon checks are signed), and, like
 	// every account but the table's own, cannot publish the table's events.
 	Anonymous []access.Role
+	// ConnectTimeout is how long a new connection has to send CONNECT (default 10 s).
+	ConnectTimeout time.Duration
 }
 
 // Start listens on o.Addr and serves MQTT until Close.
@@ -94,7 +96,10 @@ func Start(o Options) (*Broker, error) {
 		ln.Close()
 		return nil, fmt.Errorf("broker: %w", err)
 	}
-	if err := s.AddListener(listeners.NewNet("sabot", connectDeadline{ln})); err != nil {
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = 10 * time.Second
+	}
+	if err := s.AddListener(listeners.NewNet("sabot", connectDeadline{ln, o.ConnectTimeout})); err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("broker: %w", err)
 	}
@@ -144,17 +149,17 @@ func (h levelHandler) WithGroup(n string) slog.Handler {
 	return levelHandler{h.Handler.WithGroup(n), h.min}
 }
 
-// connectTimeout is how long a new connection has to send its CONNECT.
-const connectTimeout = 10 * time.Second
-
 // connectDeadline sets a deadline on each accepted connection, so one that never sends
 // CONNECT cannot hold the broker (mochi replaces it with the keepalive's once connected).
-type connectDeadline struct{ net.Listener }
+type connectDeadline struct {
+	net.Listener
+	timeout time.Duration
+}
 
 func (l connectDeadline) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err == nil {
-		c.SetDeadline(time.Now().Add(connectTimeout))
+		c.SetDeadline(time.Now().Add(l.timeout))
 	}
 	return c, err
 }

@@ -223,3 +223,60 @@ func otherRoot(t *testing.T) []byte {
 	}
 	return kr.Raw()
 }
+
+// TestConsumerKeyRotation: the root adds a table's next key, the daemon switches to it, and a
+// later keyring revokes the old one: events keep flowing, and the old key then alarms.
+func TestConsumerKeyRotation(t *testing.T) {
+	f := bustest.NewFloor(t, "T1")
+	t0 := bustest.Epoch.Add(time.Hour)
+	next := tablebus.NewSigner(bustest.Key("table T1 next"))
+	old := f.Tables["T1"]
+	entry := tablebus.KeyEntry{Kid: next.KeyID(), Pub: tablebus.EncodePub(next.Public()), Use: tablebus.UseEvents, Table: "T1", NotBefore: bustest.Epoch}
+	v2, err := tablebus.SignKeyring(tablebus.Keyring{Version: 2, Issued: bustest.Epoch, Keys: append(slices.Clone(f.Keyring.Keys), entry)}, f.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v3, err := tablebus.SignKeyring(tablebus.Keyring{Version: 3, Issued: bustest.Epoch, Keys: append(slices.Clone(f.Keyring.Keys), entry), Revoked: []string{old.KeyID()}}, f.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := f.NewChain("T1", tablebus.Secure)
+	seal := func(s *tablebus.Signer, n uint64) msg {
+		ch.Signer = s
+		return msg{ch.Topic, ch.Seal(bustest.Event("T1", n))}
+	}
+	refused := func(s *tablebus.Signer, n uint64) msg { // sealed without moving the chain
+		prev := ch.Prev
+		m := seal(s, n)
+		ch.Prev = prev
+		return m
+	}
+	kr := tablebus.Topics{Table: "T1"}.Keyring()
+	c, err := consumer.New(consumer.Options{ID: "engine.E1", Feed: tablebus.Secure, Root: f.RootPub(), From: map[string]uint64{"T1": 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		m    msg
+		want []string
+	}{
+		{msg{kr, f.Keyring.Raw()}, nil},
+		{seal(old, 1), []string{"d1"}},
+		{refused(next, 2), []string{"A:unknown-key"}}, // before the keyring that lists it
+		{msg{kr, v2.Raw()}, nil},
+		{seal(next, 2), []string{"d2"}},
+		{seal(old, 3), []string{"d3"}}, // the old key is still valid in v2
+		{msg{kr, f.Keyring.Raw()}, nil}, // an older keyring retained elsewhere: ignored
+		{msg{kr, v3.Raw()}, nil},
+		{refused(old, 4), []string{"A:revoked-key"}},
+		{seal(next, 4), []string{"d4"}},
+	}
+	for i, s := range steps {
+		if got := summary(c.Receive(s.m.topic, s.m.payload, t0)); !slices.Equal(got, s.want) {
+			t.Fatalf("step %d: got %v, want %v", i, got, s.want)
+		}
+	}
+	if c.Keyring().Version != 3 {
+		t.Fatalf("keyring %v", c.Keyring())
+	}
+}
