@@ -265,7 +265,7 @@ func TestConsumerKeyRotation(t *testing.T) {
 		{refused(next, 2), []string{"A:unknown-key"}}, // before the keyring that lists it
 		{msg{kr, v2.Raw()}, nil},
 		{seal(next, 2), []string{"d2"}},
-		{seal(old, 3), []string{"d3"}}, // the old key is still valid in v2
+		{seal(old, 3), []string{"d3"}},  // the old key is still valid in v2
 		{msg{kr, f.Keyring.Raw()}, nil}, // an older keyring retained elsewhere: ignored
 		{msg{kr, v3.Raw()}, nil},
 		{refused(old, 4), []string{"A:revoked-key"}},
