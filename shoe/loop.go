@@ -33,6 +33,10 @@ type Sink interface {
 // between), it shuffles.
 type StartShoe struct{}
 
+// Ping asks the loop for a sign of life: it answers at once, changing nothing (the watchdog's
+// probe: a loop that answers is taking inputs).
+type Ping struct{}
+
 // CountLeft asks the loop to have the shuffler count the cards left at the end of a shoe.
 type CountLeft struct{}
 
@@ -159,6 +163,8 @@ func (l *Loop) apply(ctx context.Context, in any) error {
 			return l.deviceFault(ctx, "shuffler", err)
 		}
 		return l.step(ctx, LeftCounted{Counts: counts, Time: l.Now()})
+	case Ping:
+		return nil
 	case Input:
 		return l.step(ctx, in)
 	}

@@ -117,15 +117,11 @@ func (w *watchedShuffler) Count(ctx context.Context) (card.Counts, error) {
 	return w.inner.Count(ctx)
 }
 
-// watchdogProbe is an input the shoe loop refuses at once and without side effects (Loop.apply:
-// "loop given %T"): its answer proves the loop is taking inputs.
-type watchdogProbe struct{}
-
 // probeOnce asks the shoe loop for a sign of life and beats its heartbeat when it answers. It
 // waits as long as a device operation may last; false when ctx is done.
 func probeOnce(ctx context.Context, loop *shoe.Loop, hb *sdnotify.Heartbeat) bool {
 	pctx, cancel := context.WithTimeout(ctx, deviceBudget)
-	err := loop.Do(pctx, watchdogProbe{})
+	err := loop.Do(pctx, shoe.Ping{})
 	cancel()
 	if ctx.Err() != nil {
 		return false
