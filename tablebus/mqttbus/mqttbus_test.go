@@ -5,12 +5,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabot-tables/sabot/tablebus/access"
 	"github.com/sabot-tables/sabot/tablebus/broker"
 	"github.com/sabot-tables/sabot/tablebus/mqttbus"
 )
 
 func TestPublishSubscribeWill(t *testing.T) {
-	b, err := broker.Start(broker.Options{Addr: "127.0.0.1:0"})
+	hash, err := access.HashPassword("pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := broker.Start(broker.Options{Addr: "127.0.0.1:0", Anonymous: []access.Role{access.Surveillance},
+		Accounts: []broker.Account{{Account: access.Account{Name: "T1", Role: access.Table}, Hash: hash}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,24 +30,24 @@ func TestPublishSubscribeWill(t *testing.T) {
 	}
 	defer watcher.Close()
 	got := make(chan mqttbus.Message, 10)
-	if err := watcher.Subscribe(ctx, "t/#", 1, func(m mqttbus.Message) { got <- m }); err != nil {
+	if err := watcher.Subscribe(ctx, "sabot/v1/T1/#", 1, func(m mqttbus.Message) { got <- m }); err != nil {
 		t.Fatal(err)
 	}
 
-	pub, err := mqttbus.Connect(ctx, mqttbus.Options{URL: b.URL(), ClientID: "daemon",
-		Will: &mqttbus.Will{Topic: "t/status", Payload: []byte("offline"), Retain: true}})
+	pub, err := mqttbus.Connect(ctx, mqttbus.Options{URL: b.URL(), ClientID: "daemon", Username: "T1", Password: "pw",
+		Will: &mqttbus.Will{Topic: "sabot/v1/T1/public/status", Payload: []byte("offline"), Retain: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{"one", "two", "three"} {
-		if err := pub.Publish(ctx, "t/events", []byte(p), 1, false); err != nil {
+		if err := pub.Publish(ctx, "sabot/v1/T1/secure/events", []byte(p), 1, false); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, want := range []string{"one", "two", "three"} {
 		select {
 		case m := <-got:
-			if string(m.Payload) != want || m.Topic != "t/events" {
+			if string(m.Payload) != want || m.Topic != "sabot/v1/T1/secure/events" {
 				t.Fatalf("got %s %q, want %q", m.Topic, m.Payload, want)
 			}
 		case <-ctx.Done():
