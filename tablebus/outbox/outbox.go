@@ -99,6 +99,9 @@ type Outbox struct {
 	confirmed atomic.Uint64 // the last seq whose publishes paho completed, in order
 	conn      atomic.Uint64 // connection attempts (the will's and the birth's Conn)
 
+	cmu    sync.Mutex
+	recent []journal.Record // the last events journaled, so the publisher need not read them back
+
 	amu         sync.Mutex
 	acks        map[string]ack
 	replays     []span
@@ -211,9 +214,16 @@ func (o *Outbox) Emit(ctx context.Context, input []byte, evs []tablebus.Event) e
 		e.Session = o.o.Session
 		stamped[i] = e
 	}
-	if _, err := o.j.AppendStep(input, stamped); err != nil {
+	recs, err := o.j.AppendStep(input, stamped)
+	if err != nil {
 		return err
 	}
+	o.cmu.Lock()
+	o.recent = append(o.recent, recs...)
+	if len(o.recent) > 2*recentMax {
+		o.recent = append([]journal.Record(nil), o.recent[len(o.recent)-recentMax:]...)
+	}
+	o.cmu.Unlock()
 	o.mu.Lock()
 	for _, ob := range o.observers {
 		for _, e := range stamped {
@@ -223,6 +233,20 @@ func (o *Outbox) Emit(ctx context.Context, input []byte, evs []tablebus.Event) e
 	o.mu.Unlock()
 	o.poke()
 	return nil
+}
+
+// recentMax is about how many journaled events the outbox keeps in memory for publishing.
+const recentMax = 1024
+
+// cached returns the records from..to if they are all in memory.
+func (o *Outbox) cached(from, to uint64) ([]journal.Record, bool) {
+	o.cmu.Lock()
+	defer o.cmu.Unlock()
+	if len(o.recent) == 0 || o.recent[0].Seq > from || o.recent[len(o.recent)-1].Seq < to {
+		return nil, false
+	}
+	i := int(from - o.recent[0].Seq)
+	return append([]journal.Record(nil), o.recent[i:i+int(to-from+1)]...), true
 }
 
 // Fault journals and publishes a fault the bus itself found (a refused command, a failed
@@ -714,12 +738,14 @@ func (o *Outbox) publishRange(ctx context.Context, bus Bus, from, to uint64, don
 	}
 	// Read first, publish after: the journal has one connection, which the table's next
 	// append must not wait for while the broker answers.
-	var recs []journal.Record
-	if err := o.j.Range(ctx, from, to, func(r journal.Record) error {
-		recs = append(recs, r)
-		return nil
-	}); err != nil {
-		return err
+	recs, ok := o.cached(from, to)
+	if !ok {
+		if err := o.j.Range(ctx, from, to, func(r journal.Record) error {
+			recs = append(recs, r)
+			return nil
+		}); err != nil {
+			return err
+		}
 	}
 	var err error
 	for _, r := range recs {
