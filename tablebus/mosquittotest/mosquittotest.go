@@ -78,6 +78,8 @@ func (b *Broker) start(t testing.TB, bin string) {
 	t.Helper()
 	b.cmd = exec.Command(bin, "-c", b.conf)
 	b.cmd.Dir = b.Dir
+	// A test killed by its timeout takes its broker with it.
+	b.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	b.cmd.Stdout, b.cmd.Stderr = b.log, b.log
 	if err := b.cmd.Start(); err != nil {
 		t.Fatalf("starting mosquitto: %v", err)

@@ -316,6 +316,7 @@ func TestKilled100Times(t *testing.T) {
 		spec, _ := json.Marshal(o)
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), "SABOT_FAULT_TABLE="+string(spec))
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 		var errb bytes.Buffer
 		cmd.Stderr = &errb
 		if err := cmd.Start(); err != nil {
