@@ -26,6 +26,7 @@ func runCommand(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	keyPath := fs.String("key", "", "the signing key (the keyring gives it a role: dealer or supervisor); var/keys/dealer.dev.key with make run")
 	url := fs.String("mqtt", "tcp://127.0.0.1:1883", "broker URL")
 	user := fs.String("mqtt-user", "", "MQTT user name (a dealer account; password from SABOT_MQTT_PASSWORD)")
+	mqttTLS := tlsFlags(fs)
 	wait := fs.Duration("wait", 5*time.Second, "how long to wait for the daemon's reply")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -53,7 +54,11 @@ func runCommand(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	if err != nil {
 		return err
 	}
-	client, err := mqttbus.Connect(ctx, mqttbus.Options{URL: *url, ClientID: "sabot-command-" + c.ID, Username: *user,
+	tlsConf, err := mqttTLS()
+	if err != nil {
+		return err
+	}
+	client, err := mqttbus.Connect(ctx, mqttbus.Options{TLS: tlsConf, URL: *url, ClientID: "sabot-command-" + c.ID, Username: *user,
 		Password: os.Getenv("SABOT_MQTT_PASSWORD"), FailFast: true})
 	if err != nil {
 		return err

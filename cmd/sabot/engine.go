@@ -35,6 +35,7 @@ func runEngine(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	table := fs.String("table", "", "table id")
 	url := fs.String("mqtt", "tcp://127.0.0.1:1883", "broker URL")
 	user := fs.String("mqtt-user", "", "MQTT user name (password from SABOT_MQTT_PASSWORD); in production the same as --id")
+	mqttTLS := tlsFlags(fs)
 	id := fs.String("id", "engine", "this engine's id: it publishes on sabot/v1/<table>/secure/engine/<id> and acknowledges on …/ack/<id>")
 	jpath := fs.String("journal", "", "the engine's own journal (default var/<table>-<id>.db)")
 	rootPath := fs.String("root", "", "the floor's root public key (sabot keys root); empty trusts the first keyring's root (development)")
@@ -100,7 +101,11 @@ func runEngine(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		return err
 	}
 	topics := tablebus.Topics{Table: *table}
-	client, err := mqttbus.Connect(ctx, mqttbus.Options{URL: *url, ClientID: "sabot-engine-" + *table + "-" + *id,
+	tlsConf, err := mqttTLS()
+	if err != nil {
+		return err
+	}
+	client, err := mqttbus.Connect(ctx, mqttbus.Options{TLS: tlsConf, URL: *url, ClientID: "sabot-engine-" + *table + "-" + *id,
 		Username: *user, Password: os.Getenv("SABOT_MQTT_PASSWORD"), Logger: log})
 	if err != nil {
 		return err

@@ -42,6 +42,7 @@ func runWatch(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fs.Var(&tables, "table", "a table to follow (repeat for several; none: every table)")
 	url := fs.String("mqtt", "tcp://127.0.0.1:1883", "broker URL")
 	user := fs.String("mqtt-user", "", "MQTT user name (password from SABOT_MQTT_PASSWORD); in production the same as --id")
+	mqttTLS := tlsFlags(fs)
 	id := fs.String("id", "", "this consumer's id (default display.watch, or surveillance.watch with --secure)")
 	secure := fs.Bool("secure", false, "follow the secure feed: hidden cards, burns and the engines' alarms (a surveillance account)")
 	asJSON := fs.Bool("json", false, "tail the verified events: each one's exact payload on a line of its own")
@@ -126,7 +127,11 @@ func runWatch(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}
-	client, err := mqttbus.Connect(ctx, mqttbus.Options{URL: *url, ClientID: fmt.Sprintf("sabot-watch-%s-%d", *id, os.Getpid()),
+	tlsConf, err := mqttTLS()
+	if err != nil {
+		return err
+	}
+	client, err := mqttbus.Connect(ctx, mqttbus.Options{TLS: tlsConf, URL: *url, ClientID: fmt.Sprintf("sabot-watch-%s-%d", *id, os.Getpid()),
 		Username: *user, Password: os.Getenv("SABOT_MQTT_PASSWORD"), Logger: log})
 	if err != nil {
 		return err

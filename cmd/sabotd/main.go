@@ -57,6 +57,9 @@ type options struct {
 	mqtt         string
 	listen       string
 	user, pass   string
+	mqttCA       string
+	mqttCert     string
+	mqttKey      string
 	sim          bool
 	simSeed      uint64
 	simPace      time.Duration
@@ -90,6 +93,9 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:1883", "address of the embedded broker (when --mqtt is empty)")
 	fs.StringVar(&o.user, "mqtt-user", "", "MQTT user name")
 	fs.StringVar(&o.pass, "mqtt-password", "", "MQTT password (prefer the SABOT_MQTT_PASSWORD environment variable)")
+	fs.StringVar(&o.mqttCA, "mqtt-ca", "", "mutual TLS: the CA of the broker's certificate (with an ssl:// broker URL)")
+	fs.StringVar(&o.mqttCert, "mqtt-cert", "", "mutual TLS: this table's client certificate (its name is the account)")
+	fs.StringVar(&o.mqttKey, "mqtt-key", "", "mutual TLS: the client certificate's private key")
 	fs.BoolVar(&o.sim, "sim", false, "simulated shuffler and shoe on pseudo-terminals, and a simulated dealer")
 	fs.Uint64Var(&o.simSeed, "sim-seed", 0, "simulation seed (0: from the clock)")
 	fs.DurationVar(&o.simPace, "sim-pace", 400*time.Millisecond, "simulated dealer: pause between actions")
@@ -261,8 +267,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		dealerObs = ob.Observe()
 	}
 
+	tlsConf, err := mqttbus.TLSFiles(o.mqttCA, o.mqttCert, o.mqttKey)
+	if err != nil {
+		return err
+	}
 	client, err := mqttbus.Connect(ctx, mqttbus.Options{
-		URL: url, ClientID: "sabotd-" + o.table, Username: o.user, Password: o.pass, Logger: log,
+		URL: url, ClientID: "sabotd-" + o.table, Username: o.user, Password: o.pass, Logger: log, TLS: tlsConf,
 		NextWill:  ob.Will,                                  // the sealed death of each connection
 		OnConnect: func(*mqttbus.Client) { ob.Connected() }, // birth, keyring, re-publish from the acks
 	})

@@ -14,6 +14,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/sabot-tables/sabot/tablebus/mqttbus"
 )
 
 // certValidity is how long the certificates made here are valid.
@@ -108,17 +110,9 @@ func MakeCert(dir, file, commonName string, server bool, hosts []string) error {
 
 // ClientTLS returns the TLS configuration of an account with a certificate made by MakeCert.
 func ClientTLS(dir, file string) (*tls.Config, error) {
-	cert, err := tls.LoadX509KeyPair(filepath.Join(dir, file+".crt"), filepath.Join(dir, file+".key"))
+	c, err := mqttbus.TLSFiles(filepath.Join(dir, "ca.crt"), filepath.Join(dir, file+".crt"), filepath.Join(dir, file+".key"))
 	if err != nil {
 		return nil, fmt.Errorf("brokerconf: %w", err)
 	}
-	caPEM, err := os.ReadFile(filepath.Join(dir, "ca.crt"))
-	if err != nil {
-		return nil, fmt.Errorf("brokerconf: %w", err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(caPEM) {
-		return nil, fmt.Errorf("brokerconf: %s: no certificate", filepath.Join(dir, "ca.crt"))
-	}
-	return &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: pool, MinVersion: tls.VersionTLS12}, nil
+	return c, nil
 }
