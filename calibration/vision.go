@@ -43,8 +43,11 @@ func (c Camera) String() string { return fmt.Sprintf("%s %dx%d", c.Name, c.Width
 // Template is one normalized view of a card: the top band of the card face in card coordinates
 // (the card's width spans the image's width), as a PNG, and how many rows of it the camera saw.
 type Template struct {
-	PNG       []byte `json:"png"`        // 8-bit BGR-order-independent colour PNG, Band.Width x Band.Height
+	PNG       []byte `json:"png"`        // 8-bit colour PNG, BandWidth x BandHeight
 	ValidRows int    `json:"valid_rows"` // rows [0, ValidRows) were inside the frame
+	// Index is the card's index area (VisionProfile.IndexArea) resampled at IndexScale times
+	// the band's resolution, as an 8-bit colour PNG: the rank and suit read finer than the band.
+	Index []byte `json:"index_png,omitempty"`
 }
 
 // Rect is a rectangle in band coordinates: [X0, X1) x [Y0, Y1).
@@ -83,6 +86,10 @@ type VisionProfile struct {
 	// IndexSeparation is how well the rank window tells the closest two ranks apart in the
 	// calibration frames (a signal-to-noise figure; under 100 the index is not relied on).
 	IndexSeparation float64 `json:"index_separation"`
+	// IndexArea is the part of the band, around the rank and suit windows, that every card
+	// template also holds at IndexScale times the band's resolution (Template.Index).
+	IndexArea  Rect `json:"index_area"`
+	IndexScale int  `json:"index_scale"`
 
 	// Cards holds the 52 templates, keyed by card ("As" … "Kc"). Cut and Back are optional.
 	Cards map[string]Template `json:"cards"`
@@ -147,6 +154,12 @@ func (p *VisionProfile) Validate() error {
 		return bad("suit window %+v outside the %dx%d band", r, p.BandWidth, p.BandHeight)
 	}
 	indexBottom := max(p.Rank.Y1, p.Suit.Y1)
+	if r := p.IndexArea; r.Empty() || !inBand(r) || r.X0 > p.Rank.X0 || r.Y0 > p.Rank.Y0 || r.X1 < p.Rank.X1 || r.Y1 < p.Rank.Y1 {
+		return bad("index area %+v does not hold the rank window %+v", r, p.Rank)
+	}
+	if p.IndexScale < 1 || p.IndexScale > 4 {
+		return bad("index scale %d", p.IndexScale)
+	}
 	var missing []string
 	for _, c := range card.Deck() {
 		if _, ok := p.Cards[c.String()]; !ok {
@@ -173,6 +186,20 @@ func (p *VisionProfile) Validate() error {
 		}
 		if cfg.Width != p.BandWidth || cfg.Height != p.BandHeight {
 			return bad("template %s is %dx%d, want %dx%d", name, cfg.Width, cfg.Height, p.BandWidth, p.BandHeight)
+		}
+		if name == "CUT" || name == "BACK" {
+			return nil
+		}
+		if len(t.Index) == 0 {
+			return bad("template %s has no index image", name)
+		}
+		cfg, err = png.DecodeConfig(bytes.NewReader(t.Index))
+		if err != nil {
+			return bad("template %s: index is not a PNG: %v", name, err)
+		}
+		w, h := (p.IndexArea.X1-p.IndexArea.X0)*p.IndexScale, (p.IndexArea.Y1-p.IndexArea.Y0)*p.IndexScale
+		if cfg.Width != w || cfg.Height != h {
+			return bad("template %s: index is %dx%d, want %dx%d", name, cfg.Width, cfg.Height, w, h)
 		}
 		return nil
 	}

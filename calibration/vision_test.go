@@ -44,10 +44,12 @@ func testProfile(t testing.TB) *VisionProfile {
 		Rank:            Rect{1, 2, 5, 8},
 		Suit:            Rect{1, 9, 5, 12},
 		IndexSeparation: 1000,
+		IndexArea:       Rect{0, 0, 8, 14},
+		IndexScale:      2,
 		Cards:           map[string]Template{},
 	}
 	for i, c := range card.Deck() {
-		p.Cards[c.String()] = Template{PNG: tinyPNG(t, 32, 32, uint8(i)), ValidRows: 30}
+		p.Cards[c.String()] = Template{PNG: tinyPNG(t, 32, 32, uint8(i)), ValidRows: 30, Index: tinyPNG(t, 16, 28, uint8(i))}
 	}
 	p.Back = &Template{PNG: tinyPNG(t, 32, 32, 200), ValidRows: 32}
 	if err := p.Seal(); err != nil {
@@ -99,6 +101,12 @@ func TestVisionErrors(t *testing.T) {
 		{name: "missing cards", change: func(p *VisionProfile) { delete(p.Cards, "As"); delete(p.Cards, "Kc") }},
 		{name: "foreign card", change: func(p *VisionProfile) { p.Cards["Zz"] = p.Cards["As"] }},
 		{name: "template size", change: func(p *VisionProfile) { p.Cards["5d"] = Template{PNG: tinyPNG(t, 16, 32, 1), ValidRows: 30} }},
+		{name: "index size", change: func(p *VisionProfile) {
+			p.Cards["5d"] = Template{PNG: tinyPNG(t, 32, 32, 1), ValidRows: 30, Index: tinyPNG(t, 8, 14, 1)}
+		}},
+		{name: "no index", change: func(p *VisionProfile) { p.Cards["Jh"] = Template{PNG: tinyPNG(t, 32, 32, 1), ValidRows: 30} }},
+		{name: "index area", change: func(p *VisionProfile) { p.IndexArea = Rect{2, 2, 8, 14} }},
+		{name: "index scale", change: func(p *VisionProfile) { p.IndexScale = 0 }},
 		{name: "template not a PNG", change: func(p *VisionProfile) { p.Cards["5d"] = Template{PNG: []byte("GIF89a"), ValidRows: 30} }},
 		{name: "valid rows", change: func(p *VisionProfile) { p.Back.ValidRows = 3 }},
 		{name: "checksum", raw: func(b []byte) []byte { return bytes.Replace(b, []byte(`"deck": "test"`), []byte(`"deck": "tesT"`), 1) }},

@@ -48,6 +48,32 @@ func warpBand(frame gocv.Mat, p *pose, w, h int, dst *gocv.Mat) (top, bottom int
 	return top, bottom
 }
 
+// indexScale is how many times finer than the band the index area is resampled.
+const indexScale = 2
+
+// indexArea is the part of the band the index patch covers: the rank and suit windows with a
+// margin for the shift search.
+func indexArea(rankWin, suitWin rect) rect {
+	a := rankWin
+	if suitWin.area() > 0 {
+		a = rect{min(a.x0, suitWin.x0), min(a.y0, suitWin.y0), max(a.x1, suitWin.x1), max(a.y1, suitWin.y1)}
+	}
+	return rect{max(0, a.x0-6), max(0, a.y0-6), min(bandW, a.x1+6), min(bandH, a.y1+6)}
+}
+
+// warpIndex resamples the band's area at indexScale times its resolution from the frame into dst.
+func warpIndex(frame gocv.Mat, p *pose, area rect, dst *gocv.Mat) {
+	k := 1.0 / indexScale
+	// patch (x, y) -> band (x0 + x·k, y0 + y·k) -> frame by p.
+	var q pose
+	for i := 0; i < 3; i++ {
+		q.h[i][0] = p.h[i][0] * k
+		q.h[i][1] = p.h[i][1] * k
+		q.h[i][2] = p.h[i][0]*float64(area.x0) + p.h[i][1]*float64(area.y0) + p.h[i][2]
+	}
+	warpBand(frame, &q, (area.x1-area.x0)*indexScale, (area.y1-area.y0)*indexScale, dst)
+}
+
 // feat is a band as features: three float planes (the colour channels, each divided by the
 // card's background level in that channel so that white balance and exposure drop out), and how
 // many rows are valid.

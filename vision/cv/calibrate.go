@@ -49,6 +49,8 @@ func Calibrate(frames []CalibrationFrame, opt CalibrateOptions) (*calibration.Vi
 	}
 	fine := make([]feat, 52)
 	coarse := make([]feat, 52)
+	poses := make([]pose, 52)
+	sources := make([]gocv.Mat, 52)
 	var widths []float64
 	seen := map[string]string{}
 	blurred := gocv.NewMat()
@@ -106,6 +108,7 @@ func Calibrate(frames []CalibrationFrame, opt CalibrateOptions) (*calibration.Vi
 		tm := makeTmpl(f.Token, &band, 0, valid)
 		i := card.MustParse(f.Token).Index()
 		fine[i], coarse[i] = tm.fine, tm.coarse
+		poses[i], sources[i] = g.pose, f.Frame
 	}
 	var missing []string
 	for _, c := range card.Deck() {
@@ -125,6 +128,23 @@ func Calibrate(frames []CalibrationFrame, opt CalibrateOptions) (*calibration.Vi
 	p.Rank = calibration.Rect{X0: rw.x0, Y0: rw.y0, X1: rw.x1, Y1: rw.y1}
 	p.Suit = calibration.Rect{X0: sw.x0, Y0: sw.y0, X1: sw.x1, Y1: sw.y1}
 	p.IndexSeparation = math.Round(sep*10) / 10
+	// The index area, at twice the band's resolution, for every card.
+	area := indexArea(rw, sw)
+	p.IndexArea = calibration.Rect{X0: area.x0, Y0: area.y0, X1: area.x1, Y1: area.y1}
+	p.IndexScale = indexScale
+	patch := gocv.NewMat()
+	defer patch.Close()
+	for i, c := range card.Deck() {
+		warpIndex(sources[i], &poses[i], area, &patch)
+		buf, err := gocv.IMEncode(gocv.PNGFileExt, patch)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: encoding: %w", ErrCalibration, c, err)
+		}
+		t := p.Cards[c.String()]
+		t.Index = append([]byte(nil), buf.GetBytes()...)
+		buf.Close()
+		p.Cards[c.String()] = t
+	}
 	if l, _ := findLength(coarse); l > 0 {
 		p.CardLength = float64(2 * l)
 	}

@@ -26,6 +26,26 @@ type tmpl struct {
 // Radii of the high-pass filters (in band pixels) for the fine and coarse features.
 const hpFine, hpCoarse = 0, 8
 
+// suitVariants is how many blurs of each card's index the suit is read against: as calibrated,
+// and smeared along the slide by a card pulled fast (motionBlur pixels of the index patch). A
+// blurred club looks like a spade to a sharp template; to a blurred club template it does not.
+const suitVariants = 4
+
+var (
+	motionBlur = [suitVariants]int{0, 7, 13, 0}
+	focusBlur  = [suitVariants]float64{0, 0, 0, 3}
+)
+
+// indexBlur smooths index patches; at twice the band's resolution it is about half the band's
+// blur, so that the glyphs keep their shape.
+const indexBlur = 1.2
+
+// indexFeat turns an 8-bit BGR index patch into features (it blurs patch in place).
+func indexFeat(patch *gocv.Mat) feat {
+	gocv.GaussianBlur(*patch, patch, image.Pt(0, 0), indexBlur, indexBlur, gocv.BorderReplicate)
+	return newFeat(*patch, 0, patch.Rows(), 1, 0)
+}
+
 // makeTmpl turns an 8-bit BGR band into a template (it blurs band in place).
 func makeTmpl(name string, band *gocv.Mat, top, valid int) tmpl {
 	gocv.GaussianBlur(*band, band, image.Pt(0, 0), blurSigma, blurSigma, gocv.BorderReplicate)
@@ -36,26 +56,37 @@ func makeTmpl(name string, band *gocv.Mat, top, valid int) tmpl {
 type model struct {
 	cards     [52]tmpl
 	cut, back *tmpl
-	// rankWin and suitWin are the index windows in fine band pixels; suitWin may be empty.
+	// rankWin and suitWin are the index windows in index-patch pixels (the band's area around
+	// the index, indexScale times finer, see warpIndex); suitWin may be empty.
 	rankWin, suitWin rect
-	// rankT holds the brightness plane of each rank averaged over its four suits; suitT the
-	// colour planes of each suit averaged over its thirteen ranks.
+	area             rect     // the index area, in band pixels
+	idx              [52]feat // each card's index patch
+	// rankT holds the brightness plane of each rank's index patch, averaged over its four suits.
 	rankT [13][][]float32
-	suitT [4][][]float32
 	// indexGood says the rank window tells every rank from every other in the calibration
 	// frames; when it does not (a deck whose index is on one end only), cards are read by their
 	// whole face alone.
 	indexGood bool
-	// rankSim and suitSim are the correlations between the rank (suit) templates themselves, over
-	// their windows: how alike two ranks (suits) are to begin with.
+	// rankSim is the correlation between the rank templates themselves, over the rank window:
+	// how alike two ranks are to begin with.
 	rankSim [13][13]float64
-	suitSim [4][4]float64
-	// cardSuitSim[r][a][b] is the correlation over the suit window of the templates of rank r in
-	// suits a and b.
-	cardSuitSim [13][4][4]float64
-	length      int // the card's length in coarse band pixels; 0 when unknown
-	camera      calibration.Camera
-	widthPx     float64
+	// cardSuitSim[v][r][a][b] is the correlation over the suit window of the templates of rank
+	// r in suits a and b, in blur variant v.
+	cardSuitSim [suitVariants][13][4][4]float64
+	// idxV holds each card's index patch in the blur variants the suit is read against (see
+	// suitVariants); idxV[0] is idx.
+	idxV [suitVariants][52]feat
+	// alignT is the mean brightness of all 52 index patches, for aligning a frame's patch
+	// before the templates are compared; alignWin is the window it is compared over.
+	alignT   [][]float32
+	alignWin rect
+	// rankStats and cardStats are the templates' sums over their windows (see winStats).
+	rankStats [13]winStats
+	cardStats [suitVariants][52]winStats
+	alignStat winStats
+	length    int // the card's length in coarse band pixels; 0 when unknown
+	camera    calibration.Camera
+	widthPx   float64
 }
 
 func newModel(p *calibration.VisionProfile) (*model, error) {
@@ -66,8 +97,7 @@ func newModel(p *calibration.VisionProfile) (*model, error) {
 		return nil, fmt.Errorf("vision: profile bands are %dx%d, this build uses %dx%d: recalibrate", p.BandWidth, p.BandHeight, bandW, bandH)
 	}
 	m := &model{
-		rankWin: pad(rect{p.Rank.X0, p.Rank.Y0, p.Rank.X1, p.Rank.Y1}, 2),
-		suitWin: pad(rect{p.Suit.X0, p.Suit.Y0, p.Suit.X1, p.Suit.Y1}, 2),
+		area:    rect{p.IndexArea.X0, p.IndexArea.Y0, p.IndexArea.X1, p.IndexArea.Y1},
 		length:  int(math.Round(p.CardLength / 2)),
 		camera:  p.Camera,
 		widthPx: p.CardWidthPx,
@@ -84,55 +114,97 @@ func newModel(p *calibration.VisionProfile) (*model, error) {
 		}
 		return makeTmpl(name, &band, 0, t.ValidRows), nil
 	}
+	if p.IndexScale != indexScale {
+		return nil, fmt.Errorf("vision: profile index scale %d, this build uses %d: recalibrate", p.IndexScale, indexScale)
+	}
+	toPatch := func(r calibration.Rect) rect {
+		if r.Empty() {
+			return rect{}
+		}
+		pr := rect{(r.X0 - m.area.x0) * indexScale, (r.Y0 - m.area.y0) * indexScale, (r.X1 - m.area.x0) * indexScale, (r.Y1 - m.area.y0) * indexScale}
+		pw, ph := (m.area.x1-m.area.x0)*indexScale, (m.area.y1-m.area.y0)*indexScale
+		d := 2 * indexScale
+		return rect{max(0, pr.x0-d), max(0, pr.y0-d), min(pw, pr.x1+d), min(ph, pr.y1+d)}
+	}
+	m.rankWin, m.suitWin = toPatch(p.Rank), toPatch(p.Suit)
 	for i, c := range card.Deck() {
 		t, err := load(c.String(), p.Cards[c.String()])
 		if err != nil {
 			return nil, err
 		}
 		m.cards[i] = t
+		patch, err := gocv.IMDecode(p.Cards[c.String()].Index, gocv.IMReadColor)
+		if err != nil || patch.Empty() {
+			patch.Close()
+			return nil, fmt.Errorf("vision: profile template %s: index does not decode", c)
+		}
+		for v := 1; v < suitVariants; v++ {
+			b := patch.Clone()
+			if motionBlur[v] > 1 {
+				gocv.Blur(b, &b, image.Pt(1, motionBlur[v]))
+			}
+			if focusBlur[v] > 0 {
+				gocv.GaussianBlur(b, &b, image.Pt(0, 0), focusBlur[v], focusBlur[v], gocv.BorderReplicate)
+			}
+			m.idxV[v][i] = indexFeat(&b)
+			b.Close()
+		}
+		m.idx[i] = indexFeat(&patch)
+		m.idxV[0][i] = m.idx[i]
+		patch.Close()
 	}
 	m.indexGood = p.IndexSeparation >= MinIndexSeparation
-	n := bandW * bandH
+	pw, ph := m.idx[0].w, m.idx[0].h
+	n := pw * ph
 	for r := 0; r < 13; r++ {
 		m.rankT[r] = make([][]float32, 4)
 		m.rankT[r][3] = make([]float32, n)
 		for s := 0; s < 4; s++ {
-			for i, v := range m.cards[r*4+s].fine.c[3] {
+			for i, v := range m.idx[r*4+s].c[3] {
 				m.rankT[r][3][i] += v / 4
 			}
 		}
 	}
-	for s := 0; s < 4; s++ {
-		m.suitT[s] = make([][]float32, 4)
-		for k := 0; k < 3; k++ {
-			m.suitT[s][k] = make([]float32, n)
-			for r := 0; r < 13; r++ {
-				for i, v := range m.cards[r*4+s].fine.c[k] {
-					m.suitT[s][k][i] += v / 13
-				}
+	m.alignT = make([][]float32, 4)
+	m.alignT[3] = make([]float32, n)
+	for i := range m.idx {
+		for j, v := range m.idx[i].c[3] {
+			m.alignT[3][j] += v / 52
+		}
+	}
+	m.alignWin = m.rankWin
+	if m.suitWin.area() > 0 {
+		m.alignWin = rect{min(m.rankWin.x0, m.suitWin.x0), min(m.rankWin.y0, m.suitWin.y0), max(m.rankWin.x1, m.suitWin.x1), max(m.rankWin.y1, m.suitWin.y1)}
+	}
+	m.alignStat = planeStats(m.alignT, pw, bright, m.alignWin)
+	for r := range m.rankStats {
+		m.rankStats[r] = planeStats(m.rankT[r], pw, bright, m.rankWin)
+	}
+	if m.suitWin.area() > 0 {
+		for v := range m.cardStats {
+			for i := range m.cardStats[v] {
+				m.cardStats[v][i] = planeStats(m.idxV[v][i].c[:], pw, colour, m.suitWin)
 			}
 		}
 	}
 	tf := func(planes [][]float32) *feat {
-		f := &feat{w: bandW, h: bandH, top: 0, valid: bandH}
+		f := &feat{w: pw, h: ph, top: 0, valid: ph}
 		copy(f.c[:], planes)
 		return f
 	}
 	for i := 0; i < 13; i++ {
 		for j := 0; j < 13; j++ {
-			m.rankSim[i][j] = nccPlanes(tf(m.rankT[i]), m.rankT[j], bright, bandW, m.rankWin, 0, 0)
-		}
-	}
-	for i := 0; i < 4; i++ {
-		for j := 0; j < 4; j++ {
-			m.suitSim[i][j] = nccPlanes(tf(m.suitT[i]), m.suitT[j], colour, bandW, m.suitWin, 0, 0)
+			m.rankSim[i][j] = corrOf(m.rankStats[i], m.rankStats[j], dotAt(tf(m.rankT[i]), m.rankT[j], pw, bright, m.rankWin, 0, 0))
 		}
 	}
 	if m.suitWin.area() > 0 {
 		for rk := 0; rk < 13; rk++ {
 			for i := 0; i < 4; i++ {
 				for j := 0; j < 4; j++ {
-					m.cardSuitSim[rk][i][j] = ncc(&m.cards[rk*4+i].fine, &m.cards[rk*4+j].fine, colour, m.suitWin, 0, 0)
+					for v := range m.cardSuitSim {
+						a, b := &m.idxV[v][rk*4+i], &m.idxV[v][rk*4+j]
+						m.cardSuitSim[v][rk][i][j] = corrOf(m.cardStats[v][rk*4+i], m.cardStats[v][rk*4+j], dotAt(a, b.c[:], b.w, colour, m.suitWin, 0, 0))
+					}
 				}
 			}
 		}

@@ -24,7 +24,7 @@ type Recognizer struct {
 	view vision.View
 	now  func() time.Time
 
-	blurred, band, gray gocv.Mat
+	blurred, band, gray, patch gocv.Mat
 }
 
 // New builds a recognizer for frames of the given view from a profile. Shoe frames must be the
@@ -38,7 +38,7 @@ func New(p *calibration.VisionProfile, view vision.View) (*Recognizer, error) {
 		return nil, err
 	}
 	return &Recognizer{m: m, view: view, now: time.Now,
-		blurred: gocv.NewMat(), band: gocv.NewMat(), gray: gocv.NewMat()}, nil
+		blurred: gocv.NewMat(), band: gocv.NewMat(), gray: gocv.NewMat(), patch: gocv.NewMat()}, nil
 }
 
 // Close releases the recognizer's Mats. It is idempotent.
@@ -47,6 +47,7 @@ func (r *Recognizer) Close() error {
 		r.blurred.Close()
 		r.band.Close()
 		r.gray.Close()
+		r.patch.Close()
 		r.m = nil
 	}
 	return nil
@@ -82,18 +83,19 @@ type candScores struct {
 	i              int // card index, or -1 CUT, -2 BACK
 	same, idx, rot float64
 	// fine is the best of the same-end and other-end correlations at full resolution, for the
-	// short list of candidates; -1 when not computed.
-	fine float64
+	// short list of candidates; -1 when not computed. fineSame and fineRot are the two, and
+	// rotLen the card length at which fineRot was best.
+	fine, fineSame, fineRot float64
+	rotLen                  int
 }
 
 // indexScores are the index windows' correlations with each rank and each suit.
 type indexScores struct {
 	rank [13]float64
-	suit [4]float64
 	// card holds, for the four cards of each of the two best ranks, the suit window's
-	// correlation with that card's own template (sharper than the suit's mean over ranks); -2
-	// elsewhere.
-	card [52]float64
+	// correlation with that card's own template (sharper than the suit's mean over ranks), in
+	// each blur variant; -2 elsewhere.
+	card [suitVariants][52]float64
 }
 
 // Recognize reads one 8-bit BGR frame. A frame it cannot use at all (empty, wrong size) is an
@@ -156,7 +158,7 @@ func (r *Recognizer) analyze(frame gocv.Mat) analysis {
 		a.top, a.valid = warpBand(frame, &a.pose, bandW, bandH, &r.band)
 		f := makeTmpl("frame", &r.band, a.top, a.valid)
 		a.frame = &f
-		a.index = r.scoreIndex(&f)
+		a.index = r.scoreIndex(r.indexPatch(frame, &a.pose))
 		// The other end needs looking at only when the index is not read plainly.
 		rankOK, suitOK := r.indexRead(&a.index)
 		a.scores = r.score(&f, !(rankOK && suitOK), &a.index)
@@ -174,7 +176,12 @@ func (r *Recognizer) analyze(frame gocv.Mat) analysis {
 		}
 		// Either end of the card may be up, and a card running off the frame may lie either
 		// way: read every candidate and keep each template's best.
-		first := true
+		// Either end of the card may be up, and a card running off the frame may lie either
+		// way: read every candidate. The index is read from the candidate whose index reads
+		// best (its scores are never mixed with another's: the suit must be the rank's); each
+		// card's face score is its best over the candidates (a card's template may show either
+		// end).
+		first, bestQ := true, -2.0
 		for _, p := range poses {
 			for _, q := range []pose{p, p.rotated(bandW, aspect*bandW)} {
 				top, valid := warpBand(frame, &q, bandW, bandH, &r.band)
@@ -182,21 +189,24 @@ func (r *Recognizer) analyze(frame gocv.Mat) analysis {
 					continue
 				}
 				f := makeTmpl("frame", &r.band, top, valid)
-				ix := r.scoreIndex(&f)
+				ix := r.scoreIndex(r.indexPatch(frame, &q))
 				s := r.score(&f, false, &ix)
 				ink := cornerInk(&f.fine)
+				r1, _ := best2(ix.rank[:])
+				a.topInk = max(a.topInk, ink)
 				if first {
-					a.pose, a.top, a.valid, a.scores, a.index, a.topInk = q, top, valid, s, ix, ink
+					a.pose, a.top, a.valid, a.scores, a.index, bestQ = q, top, valid, s, ix, ix.rank[r1]
 					first = false
 					continue
 				}
-				a.topInk = max(a.topInk, ink)
+				if ix.rank[r1] > bestQ {
+					a.pose, a.top, a.valid, a.index, bestQ = q, top, valid, ix, ix.rank[r1]
+				}
 				for i := range s {
 					a.scores[i].same = max(a.scores[i].same, s[i].same)
-					a.scores[i].idx = max(a.scores[i].idx, s[i].idx)
 					a.scores[i].fine = max(a.scores[i].fine, s[i].fine)
+					a.scores[i].fineSame = max(a.scores[i].fineSame, s[i].fineSame)
 				}
-				a.index.maxScores(&ix)
 			}
 		}
 		if first {
@@ -215,15 +225,15 @@ func (r *Recognizer) score(f *tmpl, withRot bool, index *indexScores) []candScor
 	all := make([]*tmpl, 0, 54)
 	for i := range m.cards {
 		all = append(all, &m.cards[i])
-		out = append(out, candScores{i: i, fine: -1, rot: -1})
+		out = append(out, candScores{i: i, fine: -1, fineSame: -1, fineRot: -1, rot: -1})
 	}
 	if m.cut != nil {
 		all = append(all, m.cut)
-		out = append(out, candScores{i: -1, fine: -1, rot: -1})
+		out = append(out, candScores{i: -1, fine: -1, fineSame: -1, fineRot: -1, rot: -1})
 	}
 	if m.back != nil {
 		all = append(all, m.back)
-		out = append(out, candScores{i: -2, fine: -1, rot: -1})
+		out = append(out, candScores{i: -2, fine: -1, fineSame: -1, fineRot: -1, rot: -1})
 	}
 	rot := withRot && m.length > 0
 	for k, t := range all {
@@ -258,13 +268,29 @@ func (r *Recognizer) score(f *tmpl, withRot bool, index *indexScores) []candScor
 	for k := range pick {
 		t := all[k]
 		v := min(f.fine.valid, t.fine.valid)
-		best := ncc(&f.fine, &t.fine, colour, rect{0, f.fine.top, f.fine.w, v}, 0, 0)
+		out[k].fineSame = ncc(&f.fine, &t.fine, colour, rect{0, f.fine.top, f.fine.w, v}, 0, 0)
+		out[k].fine = out[k].fineSame
 		if rot {
-			best = max(best, r.rotScore(&f.fine, &t.fine, 2*m.length, 4))
+			out[k].fineRot, out[k].rotLen = r.rotScoreLen(&f.fine, &t.fine, 2*m.length, 4)
+			out[k].fine = max(out[k].fine, out[k].fineRot)
 		}
-		out[k].fine = best
 	}
 	return out
+}
+
+// rotScoreLen is rotScore, also returning the length at which it was best.
+func (r *Recognizer) rotScoreLen(f, t *feat, length, slack int) (float64, int) {
+	best, bl := -1.0, 0
+	for l := length - slack; l <= length+slack; l++ {
+		y0 := max(0, l-f.valid)
+		if t.valid-y0 < t.w/10 {
+			continue
+		}
+		if s := nccRot(f, t, rect{0, y0, t.w, t.valid}, l); s > best {
+			best, bl = s, l
+		}
+	}
+	return best, bl
 }
 
 // shortList is how many candidates of each kind are compared again at full resolution.
@@ -306,64 +332,145 @@ func best2(v []float64) (int, int) {
 	return i1, i2
 }
 
-// scoreIndex correlates the frame's index windows with every rank and suit template, each at
-// its best small shift.
-func (r *Recognizer) scoreIndex(f *tmpl) indexScores {
+// indexPatch resamples the frame's index area finely, as the profile's index templates are.
+func (r *Recognizer) indexPatch(frame gocv.Mat, p *pose) *feat {
+	warpIndex(frame, p, r.m.area, &r.patch)
+	f := indexFeat(&r.patch)
+	return &f
+}
+
+// maxShift is how far (in index-patch pixels) a frame's index may sit from where the card's
+// outline puts it.
+const maxShift = 5
+
+// scoreIndex correlates the frame's index patch with every rank template, and with the four
+// cards of the two best ranks in the suit window. The patch is aligned once, on the mean of all
+// the cards' patches; each template is then tried within a pixel of that alignment.
+func (r *Recognizer) scoreIndex(f *feat) indexScores {
 	var s indexScores
 	m := r.m
-	best := func(t [][]float32, planes int, win rect) float64 {
-		b := -1.0
-		for dy := -2; dy <= 2; dy++ {
-			for dx := -2; dx <= 2; dx++ {
-				b = max(b, nccPlanes(&f.fine, t, planes, bandW, win, dx, dy))
-			}
+	for v := range s.card {
+		for i := range s.card[v] {
+			s.card[v][i] = -2
 		}
-		return b
 	}
 	for i := range s.rank {
-		s.rank[i] = best(m.rankT[i], bright, m.rankWin)
+		s.rank[i] = -1
 	}
-	for i := range s.card {
-		s.card[i] = -2
-	}
-	if m.suitWin.area() > 0 {
-		for i := range s.suit {
-			s.suit[i] = best(m.suitT[i], colour, m.suitWin)
+	// Align: every other pixel over ±maxShift, then around the best.
+	best, bx, by := -2.0, 0, 0
+	try := func(dx, dy int) {
+		if !shiftInside(m.alignWin, dx, dy, f.w, f.h) {
+			return
 		}
-		r1, r2 := best2(s.rank[:])
-		for _, rk := range []int{r1, r2} {
-			for st := 0; st < 4; st++ {
-				s.card[rk*4+st] = best(m.cards[rk*4+st].fine.c[:], colour, m.suitWin)
+		c := corrOf(statsAt(f, bright, m.alignWin, dx, dy), m.alignStat, dotAt(f, m.alignT, f.w, bright, m.alignWin, dx, dy))
+		if c > best {
+			best, bx, by = c, dx, dy
+		}
+	}
+	for dy := -maxShift + 1; dy <= maxShift-1; dy += 2 {
+		for dx := -maxShift + 1; dx <= maxShift-1; dx += 2 {
+			try(dx, dy)
+		}
+	}
+	cx, cy := bx, by
+	for dy := cy - 1; dy <= cy+1; dy++ {
+		for dx := cx - 1; dx <= cx+1; dx++ {
+			try(dx, dy)
+		}
+	}
+	// Every template within a pixel of the alignment.
+	for dy := by - 1; dy <= by+1; dy++ {
+		for dx := bx - 1; dx <= bx+1; dx++ {
+			if !shiftInside(m.rankWin, dx, dy, f.w, f.h) {
+				continue
+			}
+			fs := statsAt(f, bright, m.rankWin, dx, dy)
+			for i := range s.rank {
+				s.rank[i] = max(s.rank[i], corrOf(fs, m.rankStats[i], dotAt(f, m.rankT[i], f.w, bright, m.rankWin, dx, dy)))
+			}
+		}
+	}
+	if m.suitWin.area() == 0 {
+		return s
+	}
+	// The suit symbol is small and its place varies a little from rank to rank: each card finds
+	// its own shift within three pixels of the alignment (on its most blurred variant, whose
+	// correlation varies smoothly: every other pixel, then around the best), and every variant is
+	// then read within a pixel of that.
+	r1, r2 := best2(s.rank[:])
+	statCache := map[[2]int]winStats{}
+	stats := func(dx, dy int) (winStats, bool) {
+		if !shiftInside(m.suitWin, dx, dy, f.w, f.h) {
+			return winStats{}, false
+		}
+		k := [2]int{dx, dy}
+		st, ok := statCache[k]
+		if !ok {
+			st = statsAt(f, colour, m.suitWin, dx, dy)
+			statCache[k] = st
+		}
+		return st, true
+	}
+	score := func(v, i, dx, dy int) float64 {
+		fs, ok := stats(dx, dy)
+		if !ok {
+			return -2
+		}
+		return corrOf(fs, m.cardStats[v][i], dotAt(f, m.idxV[v][i].c[:], f.w, colour, m.suitWin, dx, dy))
+	}
+	const coarse = suitVariants - 1
+	for _, rk := range []int{r1, r2} {
+		for st := 0; st < 4; st++ {
+			i := rk*4 + st
+			best, sx, sy := -2.0, bx, by
+			for dy := by - 3; dy <= by+3; dy += 2 {
+				for dx := bx - 3; dx <= bx+3; dx += 2 {
+					if c := score(coarse, i, dx, dy); c > best {
+						best, sx, sy = c, dx, dy
+					}
+				}
+			}
+			cx, cy := sx, sy
+			for dy := cy - 1; dy <= cy+1; dy++ {
+				for dx := cx - 1; dx <= cx+1; dx++ {
+					if c := score(coarse, i, dx, dy); c > best {
+						best, sx, sy = c, dx, dy
+					}
+				}
+			}
+			s.card[coarse][i] = best
+			for v := 0; v < coarse; v++ {
+				for dy := sy - 1; dy <= sy+1; dy++ {
+					for dx := sx - 1; dx <= sx+1; dx++ {
+						s.card[v][i] = max(s.card[v][i], score(v, i, dx, dy))
+					}
+				}
 			}
 		}
 	}
 	return s
 }
 
-// maxScores keeps, in a, the larger of each score of a and b.
-func (a *indexScores) maxScores(b *indexScores) {
-	for i := range a.rank {
-		a.rank[i] = max(a.rank[i], b.rank[i])
-	}
-	for i := range a.suit {
-		a.suit[i] = max(a.suit[i], b.suit[i])
-	}
-	for i := range a.card {
-		a.card[i] = max(a.card[i], b.card[i])
-	}
-}
-
 // suitOf reads the suit of a card of rank index rk from the index's suit window, against the
 // four cards of that rank: the best suit, how far it leads (see relLead), and whether it could be
 // read at all.
 func (r *Recognizer) suitOf(ix *indexScores, rk int) (suit int, lead float64, ok bool) {
-	if r.m.suitWin.area() == 0 || ix.card[rk*4] < -1 {
+	if r.m.suitWin.area() == 0 || ix.card[0][rk*4] < -1 {
 		return 0, 0, false
 	}
-	s1, s2 := best2(ix.card[rk*4 : rk*4+4])
-	score := ix.card[rk*4+s1]
-	lead = relLead(score, ix.card[rk*4+s2], r.m.cardSuitSim[rk][s1][s2])
-	return s1, lead, score >= suitMin
+	// The blur variant the frame matches best decides; its runner-up is from the same variant.
+	bestV, best := 0, -2.0
+	for v := range ix.card {
+		s1, _ := best2(ix.card[v][rk*4 : rk*4+4])
+		if sc := ix.card[v][rk*4+s1]; sc > best {
+			bestV, best = v, sc
+		}
+	}
+	c := ix.card[bestV][rk*4 : rk*4+4]
+	s1, s2 := best2(c)
+	lead = relLead(c[s1], c[s2], r.m.cardSuitSim[bestV][rk][s1][s2])
+	return s1, lead, c[s1] >= suitMin
 }
 
 // Acceptance thresholds. Correlations are in [-1, 1]; a margin is the lead of the best candidate
@@ -502,7 +609,7 @@ func (r *Recognizer) decide(a *analysis) vision.Result {
 			return vision.Rejected(fmt.Sprintf("rank %s, index reads suit %s, face %s", rank, card.Suit(sw), card.Suit(faceSuit)), conf)
 		case swOK && swLead >= suitMargin:
 			pick = card.New(rank, card.Suit(sw))
-			conf = min(conf, confidence(a.index.card[r1*4+sw], swLead, suitMargin))
+			conf = min(conf, confidence(suitMin+0.1, swLead, suitMargin))
 		case swOK && faceSure4 && faceSuit == sw && swLead >= suitMargin/3:
 			// Both lean the same way, the index not quite enough alone.
 			pick = card.New(rank, card.Suit(sw))

@@ -1,0 +1,95 @@
+package cv
+
+// Fast correlation of one frame window against many templates: the frame's sums depend only on
+// the shift, the template's only on the template, so each extra template costs one dot product.
+
+// winStats are the sums over a window of some planes: Σv, Σv² and the number of values.
+type winStats struct {
+	s, ss float64
+	n     int
+}
+
+// planeRange returns the planes ncc uses for a selection (colour: 0-2; bright: 3).
+func planeRange(planes int) (int, int) {
+	if planes == bright {
+		return 3, 4
+	}
+	return 0, 3
+}
+
+// stride is the sampling step over a window: every pixel of a small window, every other pixel
+// (in both directions) of a large one, whose shapes are large enough to survive it.
+func stride(win rect) int {
+	if win.area() > 1200 {
+		return 2
+	}
+	return 1
+}
+
+// statsAt sums planes of f over win shifted by (dx, dy), sampled at stride(win). The window must
+// lie inside f.
+func statsAt(f *feat, planes int, win rect, dx, dy int) winStats {
+	var st winStats
+	c0, c1 := planeRange(planes)
+	k := stride(win)
+	for c := c0; c < c1; c++ {
+		p := f.c[c]
+		for y := win.y0; y < win.y1; y += k {
+			row := p[(y+dy)*f.w+win.x0+dx : (y+dy)*f.w+win.x1+dx]
+			var s, ss float32
+			for i := 0; i < len(row); i += k {
+				v := row[i]
+				s += v
+				ss += v * v
+			}
+			st.s += float64(s)
+			st.ss += float64(ss)
+			st.n += (len(row) + k - 1) / k
+		}
+	}
+	return st
+}
+
+// planeStats sums template planes (w wide) over win.
+func planeStats(t [][]float32, w, planes int, win rect) winStats {
+	f := feat{w: w, h: win.y1, valid: win.y1}
+	copy(f.c[:], t)
+	return statsAt(&f, planes, win, 0, 0)
+}
+
+// dotAt is Σ f(x+dx, y+dy)·t(x, y) over win, sampled at stride(win).
+func dotAt(f *feat, t [][]float32, tw, planes int, win rect, dx, dy int) float64 {
+	var d float64
+	c0, c1 := planeRange(planes)
+	k := stride(win)
+	for c := c0; c < c1; c++ {
+		p, q := f.c[c], t[c]
+		for y := win.y0; y < win.y1; y += k {
+			a := p[(y+dy)*f.w+win.x0+dx : (y+dy)*f.w+win.x1+dx]
+			b := q[y*tw+win.x0 : y*tw+win.x1]
+			b = b[:len(a)]
+			var s float32
+			if k == 1 {
+				for i, v := range a {
+					s += v * b[i]
+				}
+			} else {
+				for i := 0; i < len(a); i += k {
+					s += a[i] * b[i]
+				}
+			}
+			d += float64(s)
+		}
+	}
+	return d
+}
+
+// corrOf is the correlation from the two windows' sums and their dot product.
+func corrOf(a, b winStats, dot float64) float64 {
+	return corr(a.s, b.s, a.ss, b.ss, dot, a.n)
+}
+
+// shiftInside reports whether win shifted by (dx, dy) lies inside a w x h plane.
+func shiftInside(win rect, dx, dy, w, h int) bool {
+	return win.x0+dx >= 0 && win.y0+dy >= 0 && win.x1+dx <= w && win.y1+dy <= h
+}
