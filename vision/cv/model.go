@@ -123,7 +123,7 @@ func newModel(p *calibration.VisionProfile) (*model, error) {
 		}
 		pr := rect{(r.X0 - m.area.x0) * indexScale, (r.Y0 - m.area.y0) * indexScale, (r.X1 - m.area.x0) * indexScale, (r.Y1 - m.area.y0) * indexScale}
 		pw, ph := (m.area.x1-m.area.x0)*indexScale, (m.area.y1-m.area.y0)*indexScale
-		d := 2 * indexScale
+		d := padIndex * indexScale
 		return rect{max(0, pr.x0-d), max(0, pr.y0-d), min(pw, pr.x1+d), min(ph, pr.y1+d)}
 	}
 	m.rankWin, m.suitWin = toPatch(p.Rank), toPatch(p.Suit)
@@ -459,3 +459,6 @@ func pad(r rect, d int) rect {
 	}
 	return rect{max(0, r.x0-d), max(0, r.y0-d), min(bandW, r.x1+d), min(bandH, r.y1+d)}
 }
+
+// padIndex is the margin (band pixels) added around the learned windows when reading them.
+var padIndex = 4

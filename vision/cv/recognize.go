@@ -495,11 +495,12 @@ const (
 	// noneStep is the largest colour step (99.9th percentile) an empty reader window shows:
 	// felt texture and sensor noise; noneSmooth the least smoothCentre, noneEdge the strongest
 	// straightEdge (levels) it shows. A dark card on dark felt fails one of them.
-	noneStep   = 16
+	noneStep   = 24
 	noneSmooth = 0.7
 	noneEdge   = 5.0
-	// blankBack is the most a cut card may look like the card back (its template's score).
-	blankBack = 0.3
+	// blankBack is the most a cut card may look like the card back inside its edges (the back
+	// template's score there, see shiftedScore).
+	blankBack = 0.4
 )
 
 // indexRead says whether the index windows read a rank, and a suit, plainly.
@@ -543,10 +544,13 @@ func (r *Recognizer) decide(a *analysis) vision.Result {
 			backScore = max(c.same, c.rot)
 		}
 	}
-	if !rankOK && m.back != nil && backScore < backMin && a.frame != nil && (a.topInk <= blankInk || bestCard < cardMin) {
-		// A back seen from its other end: its pattern repeats, but not in step with the card's
-		// edge. Look again, allowing a shift of the pattern.
-		backScore = max(backScore, shiftedScore(&a.frame.coarse, &m.back.coarse, 8))
+	// The back's pattern inside the card's edges, allowing a shift (a back seen from its other
+	// end repeats its pattern, but not in step with the card's edge): asked of any blank card,
+	// and of frames the index does not read that are not yet sure to be the back.
+	interior := -1.0
+	if !rankOK && m.back != nil && a.frame != nil && (a.topInk <= blankInk || (backScore < backMin && bestCard < cardMin)) {
+		interior = shiftedScore(&a.frame.coarse, &m.back.coarse, 8)
+		backScore = max(backScore, interior)
 	}
 	if !rankOK && backScore >= backMin && backScore-bestCard >= backMargin {
 		return vision.Result{Kind: vision.Back, Confidence: confidence(backScore, backScore-bestCard, backMargin)}
@@ -558,8 +562,8 @@ func (r *Recognizer) decide(a *analysis) vision.Result {
 			// outline more likely than a cut card on the felt.
 			return vision.Rejected("a blank card on the table", 0)
 		}
-		if backScore >= blankBack {
-			return vision.Rejected("a blank card that looks like the card back", backScore)
+		if interior >= blankBack {
+			return vision.Rejected("a blank card that looks like the card back", interior)
 		}
 		return vision.Result{Kind: vision.Cut, Confidence: 1 - a.topInk/(2*blankInk)}
 	}

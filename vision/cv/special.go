@@ -221,3 +221,46 @@ func smoothCentre(blurred gocv.Mat) float64 {
 	sort.Float64s(edge)
 	return centre[len(centre)/2] / max(edge[len(edge)/2], 1e-6)
 }
+
+// colourHist is a band's colour distribution: hue (12 bins) by saturation (4) by value (4), over
+// the rows [top, valid), normalized to sum to 1. Unlike the band's pixels it does not change
+// when a card back is seen from its other end.
+type colourHist [12 * 4 * 4]float32
+
+func newColourHist(band gocv.Mat, top, valid int) colourHist {
+	var h colourHist
+	hsv := gocv.NewMat()
+	defer hsv.Close()
+	gocv.CvtColor(band, &hsv, gocv.ColorBGRToHSV)
+	px, err := hsv.DataPtrUint8()
+	if err != nil {
+		return h
+	}
+	w := hsv.Cols()
+	n := 0
+	for y := top; y < valid; y++ {
+		for x := 4; x < w-4; x++ {
+			i := (y*w + x) * 3
+			hb := int(px[i]) * 12 / 180 // OpenCV hue is 0…179
+			sb := int(px[i+1]) * 4 / 256
+			vb := int(px[i+2]) * 4 / 256
+			h[(min(hb, 11)*4+sb)*4+vb]++
+			n++
+		}
+	}
+	if n > 0 {
+		for i := range h {
+			h[i] /= float32(n)
+		}
+	}
+	return h
+}
+
+// intersect is the histogram intersection of two colour distributions, 0…1.
+func (h *colourHist) intersect(o *colourHist) float64 {
+	s := float32(0)
+	for i := range h {
+		s += min(h[i], o[i])
+	}
+	return float64(s)
+}
