@@ -461,4 +461,4 @@ func pad(r rect, d int) rect {
 }
 
 // padIndex is the margin (band pixels) added around the learned windows when reading them.
-var padIndex = 4
+const padIndex = 2
