@@ -11,6 +11,7 @@
 package games
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -252,6 +253,14 @@ func (e *RuleError) Error() string {
 // of turn"; §2 "dealer error").
 func OutOfTurn(game string, c card.Card, why string) *RuleError {
 	return &RuleError{Game: game, What: c.String(), Rule: "card out of turn: " + why}
+}
+
+// Persistent is an engine that keeps state across rounds and shoes (the chemin de fer bank). The
+// shoe machine publishes its Snapshot with every shoe's loading and end and every table action,
+// so that a restarted daemon can Restore it before replaying the open shoe.
+type Persistent interface {
+	Snapshot() (json.RawMessage, error)
+	Restore(json.RawMessage) error
 }
 
 // Action is a between-rounds action from the dealer terminal on state a game keeps across rounds

@@ -2,6 +2,8 @@ package games
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/sabot-tables/sabot/shoe/card"
@@ -42,11 +44,17 @@ func PlayRound(e Engine, decks int, in RoundInput) (*Outcome, error) {
 		cards[i] = c
 	}
 	decisions := map[int][]string{}
+	keys := map[int]string{}
 	for k, ds := range in.Decisions {
 		seat, err := strconv.Atoi(k)
 		if err != nil || seat <= 0 {
 			return nil, fmt.Errorf("%s: decisions: %q is not a seat number", game, k)
 		}
+		if other, dup := keys[seat]; dup {
+			a, b := min(k, other), max(k, other)
+			return nil, fmt.Errorf("%s: decisions: %q and %q are the same seat %d", game, a, b, seat)
+		}
+		keys[seat] = k
 		decisions[seat] = ds
 	}
 	if err := e.Begin(in.Bets); err != nil {
@@ -58,8 +66,8 @@ func PlayRound(e Engine, decks int, in RoundInput) (*Outcome, error) {
 		var err error
 		switch n.Kind {
 		case NeedDone:
-			for seat, left := range decisions {
-				if len(left) > 0 {
+			for _, seat := range slices.Sorted(maps.Keys(decisions)) {
+				if left := decisions[seat]; len(left) > 0 {
 					why := ""
 					if x, ok := e.(Explainer); ok {
 						if r := x.Unasked(seat, left[0]); r != "" {

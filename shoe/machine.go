@@ -1,6 +1,7 @@
 package shoe
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -45,6 +46,8 @@ const (
 	FaultCardWhenHeld = "card-while-held"   // a card drawn while the round was held
 	FaultAccounting   = "accounting"        // dealt + burned + left is not the shoe
 	FaultCount        = "shuffle-count"     // the shuffler shuffled a different number of cards
+	FaultStopMissing  = "stop-card-missing" // cards came out past the stop card without it
+	FaultNoRound      = "no-round"          // a card came out before a round could open
 )
 
 // Config is a machine's configuration.
@@ -91,10 +94,12 @@ type Machine struct {
 	burnLeft   int
 	firstShown bool
 
-	roundPos   []int       // the shoe position of each card of the round in progress, by round index
-	roundCards []card.Card // and the card (None where unknown)
+	roundPos   []int             // the shoe position of each card of the round in progress, by round index
+	roundCards []card.Card       // and the card (None where unknown)
+	hidden     map[int]card.Card // face-down cards of the round not yet turned up, by position
 	bets       []games.Bet
-	pending    int // the unread card held by a misread, at this shoe position
+	pending    int  // the unread card held by a misread, at this shoe position
+	stopLate   bool // the stop card was missed and reported late
 	lastSay    []string
 }
 
@@ -102,6 +107,28 @@ type hold struct {
 	code   string
 	detail string
 	manual bool // manual entry resolves it
+}
+
+// snapshot returns a copy of the machine's own state (not the engine's: an engine leaves
+// itself unchanged when it refuses), for Step to put back when it refuses an input.
+func (m *Machine) snapshot() Machine {
+	c := *m
+	c.foreign = append([]card.Card(nil), m.foreign...)
+	c.roundPos = append([]int(nil), m.roundPos...)
+	c.roundCards = append([]card.Card(nil), m.roundCards...)
+	c.bets = append([]games.Bet(nil), m.bets...)
+	c.lastSay = append([]string(nil), m.lastSay...)
+	if m.hidden != nil {
+		c.hidden = make(map[int]card.Card, len(m.hidden))
+		for k, v := range m.hidden {
+			c.hidden[k] = v
+		}
+	}
+	if m.held != nil {
+		h := *m.held
+		c.held = &h
+	}
+	return c
 }
 
 // NewMachine returns an idle machine.
@@ -184,8 +211,9 @@ func refused(format string, a ...any) error {
 func ptr[T any](v T) *T { return &v }
 
 // Step applies one input. It returns the events to journal and publish, or an error wrapping
-// ErrRefused when the input is refused (nothing changed).
+// ErrRefused when the input is refused; a refused input changes nothing.
 func (m *Machine) Step(in Input) ([]tablebus.Event, error) {
+	saved := m.snapshot()
 	o := &out{m: m, t: in.when().UTC()}
 	var err error
 	if m.held != nil {
@@ -194,6 +222,7 @@ func (m *Machine) Step(in Input) ([]tablebus.Event, error) {
 		err = m.step(o, in)
 	}
 	if err != nil {
+		*m = saved
 		return nil, err
 	}
 	if len(o.evs) > 0 {
@@ -201,6 +230,32 @@ func (m *Machine) Step(in Input) ([]tablebus.Event, error) {
 		m.lastSay = nil
 	}
 	return o.evs, nil
+}
+
+// engineState returns the engine's state to publish, for an engine that keeps one.
+func (m *Machine) engineState() json.RawMessage {
+	p, ok := m.eng.(games.Persistent)
+	if !ok {
+		return nil
+	}
+	b, err := p.Snapshot()
+	if err != nil || string(b) == "null" {
+		return nil
+	}
+	return b
+}
+
+// RestoreEngine gives the engine back the state a journaled event carried (EngineState), before
+// a restarted daemon replays its open shoe.
+func (m *Machine) RestoreEngine(state json.RawMessage) error {
+	if len(state) == 0 {
+		return nil
+	}
+	p, ok := m.eng.(games.Persistent)
+	if !ok {
+		return fmt.Errorf("shoe: the journal holds a state for %s, which keeps none", m.game)
+	}
+	return p.Restore(state)
 }
 
 func (m *Machine) step(o *out, in Input) error {
@@ -227,7 +282,8 @@ func (m *Machine) step(o *out, in Input) error {
 		}
 		p := m.cfg.Proc
 		if in.At < p.CutMinEnd || p.Total()-in.At < p.CutMinEnd {
-			// RULES.md §1: the player's cut leaves at least CutMinEnd cards at each end.
+			// RULES.md §1: the player's cut leaves at least CutMinEnd cards (52 in baccarat, 10
+			// in blackjack); Sabot reads it as "at each end", the stricter reading.
 			return refused("cut at %d: the cut must leave at least %d cards at each end of the %d (RULES.md §1)", in.At, p.CutMinEnd, p.Total())
 		}
 		o.add(tablebus.Event{Type: tablebus.Cut, At: in.At, By: in.Dealer})
@@ -252,7 +308,9 @@ func (m *Machine) step(o *out, in Input) error {
 		if m.phase != Between {
 			return refused("bets while the shoe is %s", m.phase)
 		}
-		return m.openRound(o, in.Bets)
+		if err := m.openRound(o, in.Bets); err != nil {
+			return fmt.Errorf("shoe: %w: %w", ErrRefused, err)
+		}
 	case PlayerDecision:
 		return m.decide(o, in)
 	case ManualCard:
@@ -270,7 +328,8 @@ func (m *Machine) step(o *out, in Input) error {
 		if err != nil {
 			return fmt.Errorf("shoe: %w: %w", ErrRefused, err)
 		}
-		o.add(tablebus.Event{Type: tablebus.TableAction, Seat: in.Action.Seat, Choice: in.Action.Action, Amount: in.Action.Amount, By: in.Dealer, Detail: detail})
+		o.add(tablebus.Event{Type: tablebus.TableAction, Seat: in.Action.Seat, Choice: in.Action.Action, Amount: in.Action.Amount,
+			By: in.Dealer, Detail: detail, EngineState: m.engineState()})
 	case LeftCounted:
 		if m.phase != Counting {
 			return refused("count of the cards left while the shoe is %s", m.phase)
@@ -294,13 +353,12 @@ func (m *Machine) newCards(o *out, in NewCards) error {
 	m.shoe = fmt.Sprintf("%s-%06d", m.cfg.Table, m.shoeNo)
 	m.reset()
 	want := card.Decks(m.cfg.Proc.Decks)
-	o.add(tablebus.Event{Type: tablebus.ShoeLoaded, Game: m.game, Decks: m.cfg.Proc.Decks, Count: in.Counts.Total()})
+	o.add(tablebus.Event{Type: tablebus.ShoeLoaded, Game: m.game, Decks: m.cfg.Proc.Decks, Count: in.Counts.Total(), EngineState: m.engineState()})
 	// RULES.md §1 "Deck verification": each of the 52 cards exactly N times, nothing else.
 	if d := card.Diff(want, in.Counts); len(d) > 0 {
 		problem := card.DescribeDiff(d)
 		o.add(tablebus.Event{Type: tablebus.DecksVerified, Decks: m.cfg.Proc.Decks, Count: in.Counts.Total(), OK: ptr(false), Problem: problem})
 		m.fault(o, FaultDeck, fmt.Sprintf("%d cards read, %d expected: %s", in.Counts.Total(), want.Total(), problem), true)
-		m.held.manual = false
 		return nil
 	}
 	o.add(tablebus.Event{Type: tablebus.DecksVerified, Decks: m.cfg.Proc.Decks, Count: in.Counts.Total(), OK: ptr(true)})
@@ -313,20 +371,23 @@ func (m *Machine) reset() {
 	m.verified, m.remaining = card.Counts{}, card.Counts{}
 	m.dealt, m.burned, m.unknown, m.pos, m.behind, m.cutSeenAt = 0, 0, 0, 0, 0, 0
 	m.foreign = nil
-	m.burnLeft, m.firstShown = 0, false
-	m.round, m.roundPos, m.roundCards, m.bets = 0, nil, nil, nil
+	m.burnLeft, m.firstShown, m.stopLate = 0, false, false
+	m.round, m.roundPos, m.roundCards, m.hidden, m.bets = 0, nil, nil, nil, nil
 }
 
 func (m *Machine) startBurn() {
 	switch m.cfg.Proc.Burn {
-	case BurnNone:
-		m.phase = Between
 	case BurnFixed:
 		m.burnLeft = m.cfg.Proc.BurnCount
 		m.firstShown = true
 		m.phase = Burning
+		if m.burnLeft <= 0 { // a table configured to burn nothing
+			m.phase = Between
+		}
 	case BurnFirstValue:
 		m.phase = Burning
+	default:
+		m.phase = Between
 	}
 }
 
@@ -334,18 +395,33 @@ func (m *Machine) startBurn() {
 // contain it (RULES.md §1: a foreign or counterfeit card).
 func (m *Machine) take(c card.Card) bool { return m.remaining.Remove(c) }
 
+// dealing reports whether cards are coming out of the shoe for the game now.
+func (m *Machine) dealing() bool { return m.phase >= Burning && m.phase <= InRound }
+
+// stray counts a card that left the shoe without a place in the shoe's procedure: taken from
+// the shoe's composition (or recorded as foreign) and counted as dealt, or as burned during the
+// burn, so that position and count always agree (pos = dealt + burned + foreign).
+func (m *Machine) stray(in Read) {
+	switch {
+	case in.Kind == ReadCard && !m.take(in.Card):
+		m.foreign = append(m.foreign, in.Card)
+	case in.Kind == ReadCard:
+		m.countUnplaced(in.Card)
+	default:
+		m.countUnplaced(card.None)
+	}
+}
+
 func (m *Machine) read(o *out, in Read) error {
 	if in.Kind == ReadCut {
 		return m.cutCard(o)
 	}
-	switch m.phase {
-	case Burning, Between, InRound:
-	default:
-		m.pos++
-		m.fault(o, FaultUnexpected, fmt.Sprintf("a card came out of the shoe while it is %s", m.phase), m.phase > Idle)
+	m.pos++
+	if !m.dealing() {
+		m.stray(in)
+		m.fault(o, FaultUnexpected, fmt.Sprintf("a card came out of the shoe while it is %s", m.phase), m.phase > Idle && m.phase < Counting)
 		return nil
 	}
-	m.pos++
 	if in.Kind == ReadUnreadable {
 		m.pending = m.pos
 		detail := "the card could not be read with confidence"
@@ -360,11 +436,26 @@ func (m *Machine) read(o *out, in Read) error {
 		m.fault(o, FaultForeign, fmt.Sprintf("%s at position %d: the shoe's %d decks hold no more %s (a foreign or counterfeit card)", in.Card, m.pos, m.cfg.Proc.Decks, in.Card), true)
 		return nil
 	}
+	if in.BurnMode && m.phase == InRound && m.eng.Need().Kind != games.NeedBurn {
+		// The shoe's panel says the dealer is burning, the game wants a card for a hand: the
+		// card is not placed on doubt.
+		m.burned++
+		m.fault(o, FaultOutOfTurn, fmt.Sprintf("%s came out in the shoe's burn mode while the game needs %s", in.Card, m.eng.Need()), true)
+		return nil
+	}
+	if in.BurnMode && m.phase == Between {
+		// A burn between rounds, in the shoe's burn mode: the dealer's discretionary burn.
+		m.burned++
+		o.add(tablebus.Event{Type: tablebus.Burn, Card: &in.Card, Face: ptr(games.FaceDown), Pos: m.pos})
+		m.checkStop(o)
+		return nil
+	}
 	return m.place(o, in.Card, nil)
 }
 
 // place applies an identified card (read or entered by hand) at position m.pos.
 func (m *Machine) place(o *out, c card.Card, man *tablebus.Manual) error {
+	defer m.checkStop(o)
 	switch m.phase {
 	case Burning:
 		m.burned++
@@ -378,13 +469,25 @@ func (m *Machine) place(o *out, c card.Card, man *tablebus.Manual) error {
 			m.burnLeft--
 			o.add(tablebus.Event{Type: tablebus.Burn, Card: &c, Face: ptr(games.FaceDown), Pos: m.pos, Count: m.burnLeft, Manual: man})
 		}
-		if m.burnLeft == 0 {
+		if m.burnLeft <= 0 {
 			m.phase = Between
+			if m.cutSeenAt > 0 { // the stop card came out during the burn: no round opens
+				m.phase = Counting
+			}
 		}
 		return nil
 	case Between:
 		if err := m.openRound(o, nil); err != nil {
-			return err
+			// A card before any round could open (no bets where the game needs them, no
+			// bank): it left the shoe, so it is counted, and the table is held.
+			m.dealt++
+			m.fault(o, FaultNoRound, fmt.Sprintf("%s came out before a round could open (%v)", c, err), true)
+			return nil
+		}
+		if m.phase != InRound { // the round needed no card
+			m.dealt++
+			m.fault(o, FaultOutOfTurn, fmt.Sprintf("%s came out for a round that needs no card", c), true)
+			return nil
 		}
 	}
 	need := m.eng.Need()
@@ -423,6 +526,12 @@ func (m *Machine) place(o *out, c card.Card, man *tablebus.Manual) error {
 		m.dealt++
 	}
 	m.track(c)
+	if *ev.Face == games.FaceDown {
+		if m.hidden == nil {
+			m.hidden = map[int]card.Card{}
+		}
+		m.hidden[m.pos] = c
+	}
 	o.add(ev)
 	m.reveal(o, step)
 	m.lastSay = step.Say
@@ -430,6 +539,23 @@ func (m *Machine) place(o *out, c card.Card, man *tablebus.Manual) error {
 		return m.finishRound(o)
 	}
 	return nil
+}
+
+// checkStop raises a hold when cards have come out past where the stop card must be without it
+// (a shoe whose reader does not report the stop card, and a dealer who did not say so).
+func (m *Machine) checkStop(o *out) {
+	p := m.cfg.Proc
+	if p.BehindMax == 0 || m.cutSeenAt > 0 || m.behind == 0 || !m.dealing() {
+		return
+	}
+	left := p.Total() - m.pos
+	limit := p.BehindMin
+	if p.BehindMin == p.BehindMax {
+		limit = m.behind
+	}
+	if left < limit {
+		m.fault(o, FaultStopMissing, fmt.Sprintf("%d cards left and the stop card, placed %d from the back, has not come out; report it (cutcard-out) or void the round", left, m.behind), true)
+	}
 }
 
 func (m *Machine) reveal(o *out, step games.Step) {
@@ -442,17 +568,19 @@ func (m *Machine) reveal(o *out, step games.Step) {
 		if c.Valid() {
 			e.Card = &c
 		}
+		delete(m.hidden, m.roundPos[i])
 		o.add(e)
 	}
 }
 
+// openRound starts a round; the error is the engine's refusal of the bets, as it is.
 func (m *Machine) openRound(o *out, bets []games.Bet) error {
 	if err := m.eng.Begin(bets); err != nil {
-		return fmt.Errorf("shoe: %w: %w", ErrRefused, err)
+		return err
 	}
 	m.roundNo++
 	m.round = m.roundNo
-	m.roundPos, m.roundCards = nil, nil
+	m.roundPos, m.roundCards, m.hidden = nil, nil, nil
 	m.bets = bets
 	m.phase = InRound
 	o.add(tablebus.Event{Type: tablebus.RoundOpened, Game: m.game, Bets: bets})
@@ -488,15 +616,55 @@ func (m *Machine) finishRound(o *out) error {
 	if err != nil {
 		return fmt.Errorf("shoe: engine outcome: %w", err)
 	}
-	o.add(tablebus.Event{Type: tablebus.RoundResult, Game: m.game, Result: oc.Result, Hands: oc.Hands, Dealer: oc.Dealer, Detail: oc.Detail})
+	e := tablebus.Event{Type: tablebus.RoundResult, Game: m.game, Result: oc.Result, Hands: oc.Hands, Dealer: oc.Dealer, Detail: oc.Detail}
+	if len(m.hidden) > 0 {
+		// RULES.md §1 "Hidden cards": cards dealt face down and never turned up (folded or
+		// unshown poker hands) stay off the public feed, with what they would tell.
+		e.PublicHands, e.PublicDealer = publicHands(oc.Hands, oc.Dealer, m.hidden)
+		e.HideDetail = true
+	}
+	o.add(e)
 	net := oc.Net()
 	o.add(tablebus.Event{Type: tablebus.RoundSettled, Settle: oc.Settlements, Net: &net})
 	m.endRound(o)
 	return nil
 }
 
+// publicHands returns the hands without the cards still face down; a hand that lost any card
+// loses its total and category too.
+func publicHands(hands []games.Hand, dealer *games.Hand, hidden map[int]card.Card) ([]games.Hand, *games.Hand) {
+	left := card.Counts{}
+	for _, c := range hidden {
+		left.Add(c)
+	}
+	redact := func(h games.Hand) games.Hand {
+		var cs []card.Card
+		for _, c := range h.Cards {
+			if left.Remove(c) {
+				continue
+			}
+			cs = append(cs, c)
+		}
+		if len(cs) != len(h.Cards) {
+			h.Total, h.Category = 0, ""
+		}
+		h.Cards = cs
+		return h
+	}
+	out := make([]games.Hand, len(hands))
+	for i, h := range hands {
+		out[i] = redact(h)
+	}
+	var d *games.Hand
+	if dealer != nil {
+		x := redact(*dealer)
+		d = &x
+	}
+	return out, d
+}
+
 func (m *Machine) endRound(o *out) {
-	m.round, m.roundPos, m.roundCards, m.bets = 0, nil, nil, nil
+	m.round, m.roundPos, m.roundCards, m.hidden, m.bets = 0, nil, nil, nil, nil
 	m.phase = Between
 	// RULES.md §1: when the stop card has appeared, the round in progress is completed, then
 	// the shoe ends. Poker decks are shuffled before every round.
@@ -507,20 +675,26 @@ func (m *Machine) endRound(o *out) {
 
 func (m *Machine) cutCard(o *out) error {
 	p := m.cfg.Proc
-	if p.BehindMax == 0 || m.phase < Burning || m.phase > InRound || m.cutSeenAt > 0 {
-		m.fault(o, FaultCutCard, fmt.Sprintf("the stop card came out while the shoe is %s", m.phase), m.phase >= Burning && m.phase <= InRound)
+	if p.BehindMax == 0 || !m.dealing() || m.cutSeenAt > 0 {
+		m.fault(o, FaultCutCard, fmt.Sprintf("the stop card came out while the shoe is %s", m.phase), m.dealing())
 		return nil
 	}
 	m.cutSeenAt = m.pos + 1
 	left := p.Total() - m.pos
 	o.add(tablebus.Event{Type: tablebus.CutCardReached, Behind: left})
+	if m.held != nil && m.held.code == FaultStopMissing {
+		// The dealer reports the stop card that the shoe did not: the hold it caused ends.
+		o.add(tablebus.Event{Type: tablebus.FaultResolved, Code: FaultStopMissing, Reason: "stop card reported"})
+		m.held = nil
+		m.stopLate = true
+	}
 	// Where the stop card may appear: exactly where it was placed when the rule is exact
 	// (baccarat: 6 behind), otherwise within the rule's bounds.
-	if left < p.BehindMin || left > p.BehindMax || (p.BehindMin == p.BehindMax && left != m.behind) {
+	if !m.stopLate && (left < p.BehindMin || left > p.BehindMax || (p.BehindMin == p.BehindMax && left != m.behind)) {
 		m.fault(o, FaultCutCard, fmt.Sprintf("the stop card came out with %d cards behind it, placed with %d", left, m.behind), m.phase != Between)
 	}
 	if m.phase == Burning {
-		m.fault(o, FaultCutCard, "the stop card came out during the burn", true)
+		m.fault(o, FaultCutCard, "the stop card came out during the burn: the shoe ends after it", true)
 		return nil
 	}
 	if m.phase == Between && m.held == nil {
@@ -555,7 +729,7 @@ func (m *Machine) account(o *out, left card.Counts) {
 		ok = false
 		problems = append(problems, fmt.Sprintf("%d foreign card(s) came out of the shoe", len(m.foreign)))
 	}
-	e := o.add(tablebus.Event{Type: tablebus.ShoeEnded, Account: a, OK: &ok})
+	e := o.add(tablebus.Event{Type: tablebus.ShoeEnded, Account: a, OK: &ok, EngineState: m.engineState()})
 	if !ok {
 		e.Problem = joinProblems(problems)
 		m.fault(o, FaultAccounting, e.Problem, false)
@@ -583,13 +757,18 @@ func joinProblems(p []string) string {
 	return s
 }
 
+// cardFaults are the holds after which the order of the cards is no longer known: a second one
+// makes a manual entry meaningless, and only voiding resolves the round.
+var cardFaults = map[string]bool{FaultCardWhenHeld: true, FaultForeign: true, FaultOutOfTurn: true, FaultUnexpected: true, FaultNoRound: true}
+
 // fault emits a fault event and, with hold, holds the table until the dealer resolves it.
 func (m *Machine) fault(o *out, code, detail string, holdIt bool) {
 	o.add(tablebus.Event{Type: tablebus.Fault, Code: code, Problem: detail, Hold: holdIt})
-	if holdIt && m.held == nil {
+	switch {
+	case holdIt && m.held == nil:
 		m.held = &hold{code: code, detail: detail, manual: code == FaultMisread}
-	} else if holdIt && m.held != nil {
-		m.held.manual = false // a second problem: only voiding resolves it
+	case holdIt && cardFaults[code]:
+		m.held.manual = false // cards out of order: only voiding resolves it
 	}
 }
 
@@ -609,14 +788,7 @@ func (m *Machine) stepHeld(o *out, in Input) error {
 		// RULES.md §1: nothing is settled on doubt. A card drawn while held is counted and
 		// the round can now only be voided.
 		m.pos++
-		switch {
-		case in.Kind == ReadCard && !m.take(in.Card):
-			m.foreign = append(m.foreign, in.Card)
-		case in.Kind == ReadCard:
-			m.countUnplaced(in.Card)
-		default:
-			m.countUnplaced(card.None)
-		}
+		m.stray(in)
 		m.fault(o, FaultCardWhenHeld, fmt.Sprintf("a card came out while the table is held (%s)", h.code), true)
 		return nil
 	case ManualCard:
@@ -635,26 +807,36 @@ func (m *Machine) stepHeld(o *out, in Input) error {
 		m.held = nil
 		o.add(tablebus.Event{Type: tablebus.FaultResolved, Code: h.code, Reason: "manual entry of " + in.Card.String(), By: in.Dealer})
 		m.take(in.Card)
+		cur := m.pos
 		m.pos = m.pending
-		return m.place(o, in.Card, &tablebus.Manual{Dealer: in.Dealer, At: in.Time.UTC()})
+		if err := m.place(o, in.Card, &tablebus.Manual{Dealer: in.Dealer, At: in.Time.UTC()}); err != nil {
+			return err
+		}
+		m.pos = max(m.pos, cur)
+		return nil
 	case VoidRound:
 		if in.Dealer == "" {
 			return refused("void: the dealer's id is required")
 		}
-		if h.code == FaultMisread && m.phase == Burning && !m.firstShown {
-			return refused("void: the unread card is the first card, whose value says how many to burn; enter it by hand (RULES.md §1)")
-		}
 		m.held = nil
+		firstUnread := h.code == FaultMisread && m.phase == Burning && !m.firstShown
 		if h.code == FaultMisread {
 			m.countUnplaced(card.None)
 		}
 		o.add(tablebus.Event{Type: tablebus.FaultResolved, Code: h.code, Reason: "void: " + in.Reason, By: in.Dealer})
 		switch {
+		case firstUnread, m.phase == Burning && m.cutSeenAt > 0:
+			// The first card decides the burn and it is unknown (or the stop card came out
+			// during the burn): the shoe cannot be dealt; it ends and is counted.
+			m.phase = Counting
 		case m.phase == InRound:
 			m.voidRound(o, in)
 		case m.phase == Burning && m.burnLeft <= 0:
 			m.phase = Between
 		case m.phase == Between && m.cutSeenAt > 0:
+			m.phase = Counting
+		case h.code == FaultStopMissing && m.phase == Between:
+			m.cutSeenAt = m.pos + 1 // the dealer saw no stop card: the shoe ends here
 			m.phase = Counting
 		}
 		return nil

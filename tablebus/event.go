@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/sabot-tables/sabot/games"
@@ -87,6 +88,16 @@ type Event struct {
 	Device  string             `json:"device,omitempty"`
 	State   string             `json:"state,omitempty"`
 	Hidden  bool               `json:"hidden,omitempty"` // public feed: this card is face down
+	// EngineState is the game's state kept across rounds (the chemin de fer bank), on
+	// shoe.loaded, shoe.ended and table.action: a restarted daemon restores its engine from it.
+	EngineState json.RawMessage `json:"engine_state,omitempty"`
+
+	// What the public feed shows of a round.result whose round dealt cards face down that were
+	// never turned up (folded poker hands, unshown cards): set by the shoe machine, never on the
+	// wire themselves (Public uses them).
+	PublicHands  []games.Hand `json:"-"`
+	PublicDealer *games.Hand  `json:"-"`
+	HideDetail   bool         `json:"-"`
 
 	// The seal (seal.go), present on the wire only: the previous payload's hash, the signing
 	// key's id and the signature. Always the last three members of a wire payload.
@@ -121,11 +132,40 @@ func (e Event) Public() Event {
 		e.Card = nil
 		e.Hidden = true
 	}
-	if e.Type == Guide {
+	switch e.Type {
+	case Guide:
 		// Guidance never names cards, but it must not say more about hidden ones either: keep
 		// only what the dealer does next.
 		e.Say = nil
+	case Fault:
+		// A fault's words may name a card (a foreign card, a card out of turn, the raw line of
+		// a misread): the public feed keeps the code and whether the round is held.
+		e.Problem = ""
+		e.Card = nil
+	case FaultResolved:
+		e.Reason, _, _ = strings.Cut(e.Reason, " of ") // "manual entry of Kd" → "manual entry"
+		e.Reason, _, _ = strings.Cut(e.Reason, ":")    // "void: …" → "void"
+	case Decision:
+		// Draw poker's exchange names the closed cards thrown: only their number is public.
+		if rest, ok := strings.CutPrefix(e.Choice, "exchange:"); ok {
+			n := 0
+			if rest != "" {
+				n = strings.Count(rest, ",") + 1
+			}
+			e.Choice = fmt.Sprintf("exchange:%d", n)
+		}
+	case RoundResult:
+		if e.PublicHands != nil {
+			e.Hands = e.PublicHands
+		}
+		if e.PublicDealer != nil {
+			e.Dealer = e.PublicDealer
+		}
+		if e.HideDetail {
+			e.Detail = nil
+		}
 	}
+	e.PublicHands, e.PublicDealer, e.HideDetail = nil, nil, false
 	return e
 }
 

@@ -140,15 +140,16 @@ const CommandWindow = 30 * time.Second
 // de mesa ... puedan inspeccionarlas"). Voiding a held round is the dealer's (RULES.md §1
 // "Misread"), and the supervisor's.
 var CommandRoles = map[string][]string{
-	"new-shoe": {RoleSupervisor},
-	"cut":      {RoleDealer, RoleSupervisor},
-	"cutcard":  {RoleDealer, RoleSupervisor},
-	"bets":     {RoleDealer, RoleSupervisor},
-	"decision": {RoleDealer, RoleSupervisor},
-	"manual":   {RoleDealer, RoleSupervisor},
-	"void":     {RoleDealer, RoleSupervisor},
-	"count":    {RoleDealer, RoleSupervisor},
-	"table":    {RoleDealer, RoleSupervisor},
+	"new-shoe":    {RoleSupervisor},
+	"cut":         {RoleDealer, RoleSupervisor},
+	"cutcard":     {RoleDealer, RoleSupervisor},
+	"bets":        {RoleDealer, RoleSupervisor},
+	"decision":    {RoleDealer, RoleSupervisor},
+	"manual":      {RoleDealer, RoleSupervisor},
+	"void":        {RoleDealer, RoleSupervisor},
+	"count":       {RoleDealer, RoleSupervisor},
+	"cutcard-out": {RoleDealer, RoleSupervisor},
+	"table":       {RoleDealer, RoleSupervisor},
 }
 
 // SealCommand seals a command for topic, stamping it with the time now.

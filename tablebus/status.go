@@ -60,15 +60,16 @@ type Command struct {
 
 // The commands a daemon accepts.
 var Commands = map[string]string{
-	"new-shoe": "the cards are in the shuffler: read and verify them, then shuffle",
-	"cut":      "the player's cut: at = cards moved from the front to the back",
-	"cutcard":  "the stop card is placed: behind = cards behind it",
-	"bets":     "no more bets: the round opens with these bets",
-	"decision": "a player's decision: seat, decision",
-	"manual":   "the dealer enters the held card by hand: card, dealer",
-	"void":     "void the held round: reason, dealer",
-	"count":    "the cards left in the shoe are in the shuffler: count them (end of shoe)",
-	"table":    "a between-rounds action on the game's state: action, seat, amount (the chemin de fer bank)",
+	"new-shoe":    "the cards are in the shuffler: read and verify them, then shuffle",
+	"cut":         "the player's cut: at = cards moved from the front to the back",
+	"cutcard":     "the stop card is placed: behind = cards behind it",
+	"bets":        "no more bets: the round opens with these bets",
+	"decision":    "a player's decision: seat, decision",
+	"manual":      "the dealer enters the held card by hand: card, dealer",
+	"void":        "void the held round: reason, dealer",
+	"count":       "the cards left in the shoe are in the shuffler: count them (end of shoe)",
+	"cutcard-out": "the stop card came out (for a shoe whose reader does not report it)",
+	"table":       "a between-rounds action on the game's state: action, seat, amount (the chemin de fer bank)",
 }
 
 // Reply answers one command on Topics.Replies.

@@ -112,7 +112,7 @@ func runEngine(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	}
 	defer client.Close()
 
-	e := &engineRun{f: follow.New(eng), j: j, client: client, topic: topics.Engine(*id), id: *id, table: *table,
+	e := &engineRun{f: follow.New(eng, catalog.Manage), j: j, client: client, topic: topics.Engine(*id), id: *id, table: *table,
 		session: session, quiet: *quiet, stdout: stdout, log: log}
 	log.Info("engine following the table's verified feed", "game", *game, "topic", topics.SecureEvents(), "from_seq", from)
 	return c.Run(ctx, client, e)

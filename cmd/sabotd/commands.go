@@ -32,6 +32,9 @@ func commandInput(c tablebus.Command, now time.Time) (any, error) {
 		return shoe.StartShoe{}, nil
 	case "count":
 		return shoe.CountLeft{}, nil
+	case "cutcard-out":
+		// The dealer saw the stop card come out of a shoe whose reader does not report it.
+		return shoe.Read{Kind: shoe.ReadCut, Time: now}, nil
 	case "cut":
 		return shoe.CutDone{At: c.At, Dealer: c.Dealer, Time: now}, nil
 	case "cutcard":

@@ -1,6 +1,7 @@
 package baccarat
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -46,6 +47,17 @@ func (p BankPhase) String() string {
 
 // MarshalText writes the phase's name.
 func (p BankPhase) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
+// UnmarshalText reads a phase's name.
+func (p *BankPhase) UnmarshalText(b []byte) error {
+	for _, x := range []BankPhase{BankHeld, BankOffered, BankAuction} {
+		if x.String() == string(b) {
+			*p = x
+			return nil
+		}
+	}
+	return fmt.Errorf("baccarat: unknown bank phase %q", b)
+}
 
 // Bank is the chemin de fer bank, kept across coups (seed 000, "Punto y Banca … uno de los
 // jugadores toma el banco"). All amounts are cents.
@@ -334,5 +346,36 @@ func (e *Engine) Manage(a BankAction) error {
 		return refuse("unknown bank action (withdraw, raise, accept, decline, bid, close)")
 	}
 	*b = nb
+	return nil
+}
+
+var _ games.Persistent = (*Engine)(nil)
+
+// Snapshot returns the chemin de fer bank as JSON (null in the other games): the state a
+// restarted daemon must give back to its engine.
+func (e *Engine) Snapshot() (json.RawMessage, error) {
+	if e.bank == nil {
+		return nil, nil
+	}
+	return json.Marshal(e.bank)
+}
+
+// Restore puts back a bank from Snapshot. It refuses a bank for a game without one and a bank
+// that is not consistent with the table (seats, phase).
+func (e *Engine) Restore(b json.RawMessage) error {
+	if e.bank == nil {
+		if len(b) == 0 || string(b) == "null" {
+			return nil
+		}
+		return fmt.Errorf("baccarat: %s has no bank to restore", e.Game())
+	}
+	var nb Bank
+	if err := json.Unmarshal(b, &nb); err != nil {
+		return fmt.Errorf("baccarat: restoring the bank: %w", err)
+	}
+	if nb.Seats < 1 || nb.Seats > 20 || nb.Phase > BankAuction || nb.Amount < 0 || nb.Banker < 0 || nb.Banker > nb.Seats {
+		return fmt.Errorf("baccarat: restoring the bank: not a consistent bank: %s", b)
+	}
+	*e.bank = nb
 	return nil
 }

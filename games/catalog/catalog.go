@@ -84,8 +84,12 @@ func PlayRound(in games.RoundInput) (*games.Outcome, error) {
 		return nil, err
 	}
 	decks := in.Decks
-	if decks == 0 {
+	switch decks {
+	case 0:
 		decks = e.Decks
+	case 1, 2, 4, 6, 8: // RULES.md §0
+	default:
+		return nil, fmt.Errorf("%s: %d decks: a shoe holds 1, 2, 4, 6 or 8 decks (RULES.md §0)", in.Game, decks)
 	}
 	eng, err := e.New(games.Config{Game: in.Game, Rules: in.Rules, Decks: decks, Limits: in.Limits, Options: in.Options})
 	if err != nil {

@@ -26,6 +26,7 @@ const (
 // Follower follows one table's feed with its own engine.
 type Follower struct {
 	eng     games.Engine
+	manage  func(games.Engine, games.Action) (any, error)
 	inRound bool
 	round   uint64
 	last    uint64 // the last seq applied
@@ -33,8 +34,11 @@ type Follower struct {
 	broken  bool // the round could not be followed; wait for the next one
 }
 
-// New returns a follower with its own engine.
-func New(eng games.Engine) *Follower { return &Follower{eng: eng} }
+// New returns a follower with its own engine. manage applies the table's between-rounds actions
+// (catalog.Manage; nil for games without any).
+func New(eng games.Engine, manage func(games.Engine, games.Action) (any, error)) *Follower {
+	return &Follower{eng: eng, manage: manage}
+}
 
 func out(src tablebus.Event, t tablebus.Type) tablebus.Event {
 	return tablebus.Event{Type: t, Shoe: src.Shoe, Round: src.Round, TS: src.TS, Ref: src.Seq}
@@ -62,6 +66,27 @@ func (f *Follower) Apply(e tablebus.Event) []tablebus.Event {
 	}
 	f.last = e.Seq
 	switch e.Type {
+	case tablebus.ShoeLoaded:
+		// A game with state across shoes (the chemin de fer bank) publishes it with every
+		// shoe: an engine that joins late, or lost track, starts again from it.
+		if p, ok := f.eng.(games.Persistent); ok && len(e.EngineState) > 0 {
+			if err := p.Restore(e.EngineState); err != nil {
+				return append(res, alarm(e, AlarmMismatch, "the shoe's game state cannot be restored: %v", err))
+			}
+		}
+	case tablebus.TableAction:
+		if f.manage == nil {
+			return append(res, alarm(e, AlarmRule, "a table action (%s) for a game without any", e.Choice))
+		}
+		if _, err := f.manage(f.eng, games.Action{Action: e.Choice, Seat: e.Seat, Amount: e.Amount}); err != nil {
+			return append(res, alarm(e, AlarmMismatch, "the daemon applied %s by seat %d; the engine refuses it: %v", e.Choice, e.Seat, err))
+		}
+		if p, ok := f.eng.(games.Persistent); ok && len(e.EngineState) > 0 {
+			mine, err := p.Snapshot()
+			if err != nil || !bytes.Equal(mine, e.EngineState) {
+				res = append(res, alarm(e, AlarmMismatch, "after %s the daemon's game state differs from the engine's", e.Choice))
+			}
+		}
 	case tablebus.RoundOpened:
 		f.inRound, f.round, f.mine, f.broken = false, e.Round, nil, false
 		if err := f.eng.Begin(e.Bets); err != nil {
@@ -82,6 +107,9 @@ func (f *Follower) Apply(e tablebus.Event) []tablebus.Event {
 		case e.Type == tablebus.CardDealt && need.Kind == games.NeedCard:
 			if e.To == nil || *e.To != need.To {
 				res = append(res, alarm(e, AlarmMismatch, "round %d: %s went to %v; the engine expected it for %s", e.Round, e.Card, e.To, need.To))
+			}
+			if e.Face == nil || *e.Face != need.Face {
+				res = append(res, alarm(e, AlarmMismatch, "round %d: %s dealt face %v; the engine deals it face %s", e.Round, e.Card, e.Face, need.Face))
 			}
 			step, err = f.eng.Card(*e.Card)
 		case e.Type == tablebus.CardDealt && need.Kind == games.NeedDecision:
@@ -107,6 +135,10 @@ func (f *Follower) Apply(e tablebus.Event) []tablebus.Event {
 	case tablebus.RoundVoided:
 		f.inRound, f.mine = false, nil
 	case tablebus.RoundResult:
+		if f.inRound && !f.broken && e.Round == f.round {
+			f.broken = true
+			return append(res, alarm(e, AlarmMismatch, "round %d: the daemon gave the result while the engine still needs %s", e.Round, f.eng.Need()))
+		}
 		if f.mine != nil && e.Round == f.round {
 			theirs := tablebus.Event{Result: e.Result, Hands: e.Hands, Dealer: e.Dealer}
 			mine := tablebus.Event{Result: f.mine.Result, Hands: f.mine.Hands, Dealer: f.mine.Dealer}
@@ -115,6 +147,10 @@ func (f *Follower) Apply(e tablebus.Event) []tablebus.Event {
 			}
 		}
 	case tablebus.RoundSettled:
+		if f.inRound && !f.broken && e.Round == f.round {
+			f.broken = true
+			return append(res, alarm(e, AlarmMismatch, "round %d: the daemon settled the round while the engine still needs %s", e.Round, f.eng.Need()))
+		}
 		if f.mine != nil && e.Round == f.round {
 			if !sameJSON(e.Settle, f.mine.Settlements) {
 				res = append(res, alarm(e, AlarmMismatch, "round %d: the daemon's settlement differs from the engine's", e.Round))
