@@ -133,6 +133,9 @@ func (l *Loop) deviceFault(ctx context.Context, device string, err error) error 
 func (l *Loop) apply(ctx context.Context, in any) error {
 	switch in := in.(type) {
 	case StartShoe:
+		if h := l.M.Held(); h != "" && h != FaultDeck {
+			return refused("new shoe: the table is held (%s); resolve it first", h)
+		}
 		switch l.M.Phase() {
 		case Idle:
 			counts, err := l.Shuffler.LoadVerify(ctx)
@@ -155,6 +158,9 @@ func (l *Loop) apply(ctx context.Context, in any) error {
 		}
 		return l.step(ctx, ShuffleDone{Cards: n, By: "shuffler", Time: l.Now()})
 	case CountLeft:
+		if h := l.M.Held(); h != "" {
+			return refused("count: the table is held (%s); resolve it first", h)
+		}
 		if l.M.Phase() != Counting {
 			return refused("count while the shoe is %s", l.M.Phase())
 		}

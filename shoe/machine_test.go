@@ -228,3 +228,35 @@ func TestForeignCard(t *testing.T) {
 		t.Fatalf("still held: %s", m.Held())
 	}
 }
+
+// A table configured to burn nothing deals its first round from the first card (RULES.md §1:
+// the burn is configurable), and a table that burns 3 burns 3.
+func TestConfiguredBurn(t *testing.T) {
+	for _, spec := range []string{"0", "3"} {
+		proc, _ := shoe.ProcedureFor(shoe.Blackjack, 0)
+		proc, err := proc.WithBurn(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eng, _ := catalog.New(games.Config{Game: "blackjack"})
+		m, _ := shoe.NewMachine(shoe.Config{Proc: proc, Engine: eng, Table: "T1"})
+		tb := shoetest.NewTable(m, shoetest.NewDealer("blackjack", proc, 3), t0)
+		var evs []tablebus.Event
+		tb.Emit = func(e tablebus.Event) error { evs = append(evs, e); return nil }
+		if err := tb.RunShoes(1, 20000); err != nil {
+			t.Fatal(err)
+		}
+		burns := 0
+		for _, e := range evs {
+			if e.Type == tablebus.Burn {
+				burns++
+			}
+			if e.Type == tablebus.ShoeEnded && !*e.OK {
+				t.Fatalf("burn %s: %s", spec, e.Problem)
+			}
+		}
+		if fmt.Sprint(burns) != spec {
+			t.Fatalf("burn %s: %d burned", spec, burns)
+		}
+	}
+}

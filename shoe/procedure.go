@@ -2,6 +2,7 @@ package shoe
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/sabot-tables/sabot/shoe/card"
 )
@@ -128,4 +129,33 @@ func (p Procedure) burnCount(first card.Card) int {
 		return p.BurnCount
 	}
 	return 0
+}
+
+// WithBurn returns the procedure with its start-of-shoe burn set (RULES.md §1: the burn is
+// configurable): "first-card" (the baccarat rule: the first card up, then as many as its value)
+// or a number of cards burned face down (0: none).
+func (p Procedure) WithBurn(spec string) (Procedure, error) {
+	if spec == "first-card" {
+		p.Burn, p.BurnCount = BurnFirstValue, 0
+		return p, nil
+	}
+	n, err := strconv.Atoi(spec)
+	if err != nil || n < 0 || n > 10 {
+		return p, fmt.Errorf("shoe: burn %q: \"first-card\" or a number of cards from 0 to 10", spec)
+	}
+	if p.BehindMax == 0 {
+		return p, fmt.Errorf("shoe: burn %q: %s decks are shuffled before every round and burn nothing at the start (RULES.md §1)", spec, p.Family)
+	}
+	p.Burn, p.BurnCount = BurnFixed, n
+	return p, nil
+}
+
+// WithStopCard returns the procedure with the house's stop card position (cards behind it,
+// RULES.md §1: blackjack's penetration is configurable), which must lie within the rule's bounds.
+func (p Procedure) WithStopCard(behind int) (Procedure, error) {
+	if behind < p.BehindMin || behind > p.BehindMax {
+		return p, fmt.Errorf("shoe: stop card %d cards from the back: %s allows %d to %d (RULES.md §1)", behind, p.Family, p.BehindMin, p.BehindMax)
+	}
+	p.BehindDefault = behind
+	return p, nil
 }

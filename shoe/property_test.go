@@ -126,7 +126,8 @@ func shoeInvariants(t *testing.T, game string, proc shoe.Procedure, evs []tableb
 	return shoes, rounds
 }
 
-func runGame(t *testing.T, game string, seed uint64, shoes, misreadEvery int) (shoe.Procedure, []tablebus.Event) {
+// gameTable is a simulated table of game with the simulated dealer for it.
+func gameTable(t testing.TB, game string, seed uint64) *shoetest.Table {
 	t.Helper()
 	ent, err := catalog.Lookup(game)
 	if err != nil {
@@ -142,14 +143,19 @@ func runGame(t *testing.T, game string, seed uint64, shoes, misreadEvery int) (s
 	if err != nil {
 		t.Fatal(err)
 	}
-	tb := shoetest.NewTable(m, shoetest.NewDealer(game, proc, seed), t0)
+	return shoetest.NewTable(m, shoetest.NewDealer(game, proc, seed), t0)
+}
+
+func runGame(t *testing.T, game string, seed uint64, shoes, misreadEvery int) (shoe.Procedure, []tablebus.Event) {
+	t.Helper()
+	tb := gameTable(t, game, seed)
 	tb.MisreadEvery = misreadEvery
 	var evs []tablebus.Event
 	tb.Emit = func(e tablebus.Event) error { evs = append(evs, e); return nil }
 	if err := tb.RunShoes(shoes, shoes*20000); err != nil {
 		t.Fatalf("%s seed %d: %v", game, seed, err)
 	}
-	return proc, evs
+	return tb.Dealer.Proc, evs
 }
 
 // TestEveryGameThousandsOfShoes plays a thousand simulated shoes of every game (a thousand

@@ -153,6 +153,14 @@ func verifyShoe(ctx context.Context, j *journal.Journal, id, rules string) (veri
 	if err != nil {
 		return verified{}, err
 	}
+	// The game's state across shoes (the chemin de fer bank) as the shoe found it.
+	state, err := j.EngineState(ctx, steps[0].Events[0].Seq)
+	if err != nil {
+		return verified{}, err
+	}
+	if err := m.RestoreEngine(state); err != nil {
+		return verified{}, fmt.Errorf("replay: %w", err)
+	}
 	var n verified
 	js := make([]shoe.JournaledStep, len(steps))
 	for i, st := range steps {

@@ -43,7 +43,7 @@ func journalOf(t *testing.T, game string) string {
 }
 
 func TestReplayVerifies(t *testing.T) {
-	for _, game := range []string{"punto-banco", "blackjack", "trente-et-quarante"} {
+	for _, game := range []string{"punto-banco", "blackjack", "trente-et-quarante", "chemin-de-fer"} {
 		path := journalOf(t, game)
 		var out, errb bytes.Buffer
 		if err := run(context.Background(), []string{"replay", "--journal", path, "--list"}, nil, &out, &errb); err != nil {

@@ -67,7 +67,18 @@ func serveCommands(ctx context.Context, client *mqttbus.Client, topics tablebus.
 	if err := client.Subscribe(ctx, topics.Commands(), 1, func(m mqttbus.Message) {
 		select {
 		case cmds <- m:
-		case <-ctx.Done():
+		default:
+			// The table is busy (a shuffle takes minutes) and 64 commands wait: say so now
+			// rather than let the broker's queue drop this one unanswered.
+			reply := tablebus.Reply{V: tablebus.SchemaVersion, Error: "busy: too many commands waiting; send it again"}
+			if d, err := tablebus.DecodeCommand(m.Payload); err == nil {
+				reply.ID, reply.Cmd = d.ID, d.Cmd
+			}
+			log.Warn("command refused: busy", "cmd", reply.Cmd, "id", reply.ID)
+			b, _ := json.Marshal(reply)
+			pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			client.Publish(pctx, topics.Replies(), b, 1, false)
+			cancel()
 		}
 	}); err != nil {
 		return err

@@ -22,7 +22,15 @@ func loadConfig(fs *flag.FlagSet, path string, explicit map[string]bool) error {
 	for sc.Scan() {
 		n++
 		line := strings.TrimSpace(sc.Text())
-		if i := strings.IndexByte(line, '#'); i >= 0 {
+		// A comment is a line starting with '#', or ' #' after a value: a '#' inside a value
+		// (a password) stays.
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		if i := strings.Index(line, " #"); i >= 0 {
+			line = strings.TrimSpace(line[:i])
+		}
+		if i := strings.Index(line, "\t#"); i >= 0 {
 			line = strings.TrimSpace(line[:i])
 		}
 		if line == "" {

@@ -42,11 +42,11 @@ func (a *shufflerAdapter) Shuffle(ctx context.Context, decks int) (int, error) {
 
 func (a *shufflerAdapter) Count(ctx context.Context) (card.Counts, error) { return a.dev.Count(ctx) }
 
-func openDevices(ctx context.Context, o *options, log *slog.Logger) (*devices, error) {
+func openDevices(ctx context.Context, o *options, proc shoe.Procedure, log *slog.Logger) (*devices, error) {
 	d := &devices{}
 	shufPort, shoePort := o.shufflerPort, o.shoePort
 	if o.sim {
-		sim, err := newSimTable(o, log)
+		sim, err := newSimTable(o, proc, log)
 		if err != nil {
 			return nil, err
 		}

@@ -60,13 +60,14 @@ type diag struct {
 	shufAt   time.Time
 	shufErr  error
 	selfTest *floor.SelfTestResult
-	lastRep  string // the last device report published
+	lastRep  string      // the last device report published
+	reports  chan []byte // the latest device report to publish (one slot: the latest wins)
 }
 
 var _ floor.Technician = (*diag)(nil)
 
 func newDiag(d opsDeps, wd *sdnotify.Watchdog, fl *floor.Floor, met *metrics.Table) *diag {
-	g := &diag{table: d.o.table, game: d.o.game, log: d.log.With("component", "diag"), started: time.Now(),
+	g := &diag{table: d.o.table, game: d.o.game, log: d.log.With("component", "diag"), started: time.Now(), reports: make(chan []byte, 1),
 		session: d.session, journal: d.j.Path(), devs: d.devs, loop: d.loop, ob: d.ob, client: d.client,
 		wd: wd, floor: fl, met: met, counts: map[string]int{},
 		reader: floor.Device{Name: "reading shoe", State: "ok", Detail: "connected", Since: time.Now()}}
@@ -148,10 +149,16 @@ func probe(ctx context.Context, loop *shoe.Loop, hb *sdnotify.Heartbeat) {
 	}
 }
 
-// run probes the shoe loop for the watchdog and polls the shuffler's status until ctx is done.
+// run probes the shoe loop for the watchdog, polls the shuffler's status and publishes the
+// device report until ctx is done; it returns once its goroutines have.
 func (g *diag) run(ctx context.Context) {
-	probe := time.NewTicker(probeEvery)
-	defer probe.Stop()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Add(2)
+	go func() { defer wg.Done(); probe(ctx, g.loop, g.shoeHB) }()
+	go func() { defer wg.Done(); g.publishReports(ctx) }()
+	tick := time.NewTicker(probeEvery)
+	defer tick.Stop()
 	poll := time.NewTicker(15 * time.Second)
 	defer poll.Stop()
 	g.pollShuffler(ctx)
@@ -160,14 +167,27 @@ func (g *diag) run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-probe.C:
-			if !probeOnce(ctx, g.loop, g.shoeHB) {
-				return
-			}
+		case <-tick.C:
 			g.report()
 		case <-poll.C:
 			g.pollShuffler(ctx)
 			g.report()
+		}
+	}
+}
+
+// publishReports publishes the device reports report() leaves, one at a time, the latest only.
+func (g *diag) publishReports(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case b := <-g.reports:
+			pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			if err := g.client.Publish(pctx, tablebus.Topics{Table: g.table}.Devices(), b, 1, true); err != nil {
+				g.log.Debug("publishing the device report", "err", err)
+			}
+			cancel()
 		}
 	}
 }
@@ -322,13 +342,14 @@ func (g *diag) report() {
 	if err != nil {
 		return
 	}
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := g.client.Publish(ctx, tablebus.Topics{Table: g.table}.Devices(), b, 1, true); err != nil {
-			g.log.Debug("publishing the device report", "err", err)
-		}
-	}()
+	select { // the latest report replaces one not yet published
+	case <-g.reports:
+	default:
+	}
+	select {
+	case g.reports <- b:
+	default:
+	}
 }
 
 // Diagnostics returns the technician page of the table.

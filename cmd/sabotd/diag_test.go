@@ -28,7 +28,8 @@ func testDiag(t *testing.T) (*diag, *floor.Floor, *devices) {
 	o := &options{table: "T1", game: "punto-banco", sim: true, simSeed: 5, simPace: time.Millisecond}
 	o.ops.stallAfter = 30 * time.Second
 	log := slog.New(slog.DiscardHandler)
-	devs, err := openDevices(context.Background(), o, log)
+	proc, _ := shoe.ProcedureFor(shoe.Baccarat, 0)
+	devs, err := openDevices(context.Background(), o, proc, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,6 @@ func testDiag(t *testing.T) (*diag, *floor.Floor, *devices) {
 	}
 	t.Cleanup(func() { j.Close() })
 	eng, _ := catalog.New(games.Config{Game: "punto-banco"})
-	proc, _ := shoe.ProcedureFor(shoe.Baccarat, 0)
 	m, _ := shoe.NewMachine(shoe.Config{Proc: proc, Engine: eng, Table: "T1"})
 	ob := outbox.New(j, 1, log)
 	loop := shoe.NewLoop(m, devs.shuffler, ob, log)

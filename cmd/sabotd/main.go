@@ -15,9 +15,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -53,6 +55,9 @@ type options struct {
 	rules        string
 	decks        int
 	limits       string
+	options      optionList
+	burn         string
+	stopCard     int
 	journal      string
 	mqtt         string
 	listen       string
@@ -88,6 +93,9 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.rules, "rules", "", "rule preset (default: the game's)")
 	fs.IntVar(&o.decks, "decks", 0, "decks in the shoe (default: the game's, RULES.md §1)")
 	fs.StringVar(&o.limits, "limits", "", "bet limits in cents, e.g. player=100-50000,banker=100-50000,tie=100-5000 (seed 003)")
+	fs.Var(&o.options, "option", "a game option name=value, repeatable (e.g. tie31=prison, soft17=hit, rake=5%): see sabot games round")
+	fs.StringVar(&o.burn, "burn", "", "the start-of-shoe burn: first-card or a number of cards (default: the game's, RULES.md §1)")
+	fs.IntVar(&o.stopCard, "stop-card", 0, "where the dealer places the stop card, in cards from the back (default: the game's, RULES.md §1)")
 	fs.StringVar(&o.journal, "journal", "", "journal file (default: $STATE_DIRECTORY/<table>.db, or ./var/<table>.db)")
 	fs.StringVar(&o.mqtt, "mqtt", "", "broker URL, e.g. tcp://broker:1883; empty starts the embedded broker on --listen")
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:1883", "address of the embedded broker (when --mqtt is empty)")
@@ -148,6 +156,33 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	return o, nil
 }
 
+// optionList is the repeatable --option name=value.
+type optionList struct{ m map[string]string }
+
+func (l *optionList) String() string {
+	var s []string
+	for _, k := range slices.Sorted(maps.Keys(l.m)) {
+		s = append(s, k+"="+l.m[k])
+	}
+	return strings.Join(s, ",")
+}
+
+func (l *optionList) Set(v string) error {
+	k, val, ok := strings.Cut(v, "=")
+	if !ok || strings.TrimSpace(k) == "" {
+		return fmt.Errorf("option %q: want name=value", v)
+	}
+	if l.m == nil {
+		l.m = map[string]string{}
+	}
+	k = strings.TrimSpace(k)
+	if _, dup := l.m[k]; dup {
+		return fmt.Errorf("option %q given twice", k)
+	}
+	l.m[k] = strings.TrimSpace(val)
+	return nil
+}
+
 // parseLimits reads "spot=min-max,…" in cents.
 func parseLimits(s string) ([]games.Limit, error) {
 	var out []games.Limit
@@ -196,7 +231,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	eng, err := catalog.New(games.Config{Game: o.game, Rules: o.rules, Decks: proc.Decks, Limits: limits})
+	if o.burn != "" {
+		if proc, err = proc.WithBurn(o.burn); err != nil {
+			return err
+		}
+	}
+	if o.stopCard != 0 {
+		if proc, err = proc.WithStopCard(o.stopCard); err != nil {
+			return err
+		}
+	}
+	eng, err := catalog.New(games.Config{Game: o.game, Rules: o.rules, Decks: proc.Decks, Limits: limits, Options: o.options.m})
 	if err != nil {
 		return err
 	}
@@ -248,7 +293,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	topics := tablebus.Topics{Table: o.table}
 
 	// The devices, real or simulated.
-	devs, err := openDevices(ctx, o, log)
+	devs, err := openDevices(ctx, o, proc, log)
 	if err != nil {
 		return err
 	}
@@ -286,10 +331,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 
 	g, gctx := errgroup.WithContext(ctx)
+	// On the way down, the actuators stop first (STYLE.md: Halt leaves every device inert).
+	stopHalt := context.AfterFunc(gctx, devs.Halt)
+	defer stopHalt()
 	g.Go(func() error { return ops.run(gctx) })
 	g.Go(func() error { return loop.Run(gctx) })
 	if m.Phase() == shoe.Verified {
-		g.Go(func() error { return loop.Do(gctx, shoe.StartShoe{}) }) // shuffle the verified load
+		g.Go(func() error { // shuffle the load verified before the restart
+			if err := loop.Do(gctx, shoe.StartShoe{}); err != nil && gctx.Err() == nil {
+				log.Warn("shuffling the load verified before the restart", "err", err)
+			}
+			return nil
+		})
 	}
 	g.Go(func() error { return ob.Run(gctx, client) })
 	g.Go(func() error { return serveCommands(gctx, client, topics, loop, guard, ob, log) })
@@ -339,22 +392,8 @@ var errDone = errors.New("simulation done")
 // restore builds the table's machine and, if the journal holds a shoe that has not ended,
 // replays it so that the daemon stands where it stood: same shoe, same round, same engine state.
 func restore(ctx context.Context, j *journal.Journal, proc shoe.Procedure, eng games.Engine, table string) (*shoe.Machine, error) {
-	steps, shoes, lastRound, err := j.OpenShoe(ctx)
+	m, err := shoe.Restore(ctx, j, shoe.Config{Proc: proc, Engine: eng, Table: table, Manage: catalog.Manage})
 	if err != nil {
-		return nil, err
-	}
-	m, err := shoe.NewMachine(shoe.Config{Proc: proc, Engine: eng, Table: table, FirstShoe: uint64(shoes), FirstRound: lastRound, Manage: catalog.Manage})
-	if err != nil {
-		return nil, err
-	}
-	js := make([]shoe.JournaledStep, len(steps))
-	for i, st := range steps {
-		js[i].Input = st.Input
-		for _, r := range st.Events {
-			js[i].Events = append(js[i].Events, r.Secure)
-		}
-	}
-	if err := shoe.Replay(m, js); err != nil {
 		return nil, fmt.Errorf("%w (journal %s)", err, j.Path())
 	}
 	return m, nil

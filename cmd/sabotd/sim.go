@@ -8,7 +8,6 @@ import (
 
 	"github.com/sabot-tables/sabot/driver/readershoe/readershoetest"
 	"github.com/sabot-tables/sabot/driver/shuffler/shufflertest"
-	"github.com/sabot-tables/sabot/games/catalog"
 	"github.com/sabot-tables/sabot/shoe"
 	"github.com/sabot-tables/sabot/shoe/card"
 	"github.com/sabot-tables/sabot/shoe/shoetest"
@@ -30,19 +29,10 @@ type simTable struct {
 	decks    int
 }
 
-func newSimTable(o *options, log *slog.Logger) (*simTable, error) {
+func newSimTable(o *options, proc shoe.Procedure, log *slog.Logger) (*simTable, error) {
 	seed := o.simSeed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
-	}
-	ent, err := catalog.Lookup(o.game)
-	if err != nil {
-		return nil, err
-	}
-	fam, _ := shoe.ParseFamily(ent.Family)
-	proc, err := shoe.ProcedureFor(fam, o.decks)
-	if err != nil {
-		return nil, err
 	}
 	sh, err := shufflertest.NewSim(shufflertest.Opts{Seed: seed, Logger: log})
 	if err != nil {

@@ -218,8 +218,8 @@ func (c *Card) UnmarshalText(b []byte) error {
 }
 
 // BaccaratValue is the card's value in the baccarat family (RULES.md §2): A = 1, 2–9 pip,
-// ten and court cards 0. The burn count at the start of a baccarat shoe uses Rank-based
-// BurnValue instead.
+// ten and court cards 0. The burn count at the start of a baccarat shoe uses PipValue instead
+// (RULES.md §1: ten and court = 10).
 func (c Card) BaccaratValue() int {
 	r := c.Rank()
 	if r >= Ten {

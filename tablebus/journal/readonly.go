@@ -2,10 +2,13 @@ package journal
 
 import (
 	"context"
+	"encoding/json"
 	"database/sql"
 	"fmt"
 	"net/url"
 	"os"
+
+	"github.com/sabot-tables/sabot/tablebus"
 )
 
 // OpenReadOnly opens an existing journal without the right to change it (`sabot replay`, a
@@ -93,4 +96,32 @@ func (j *Journal) steps(ctx context.Context, first, last int64) ([]Step, error) 
 		steps = append(steps, st)
 	}
 	return steps, nil
+}
+
+// EngineState returns the game state (tablebus.Event.EngineState) of the last event at or
+// before seq that carries one (a shoe's loading or end, a table action), or nil: what a restarted
+// daemon gives back to its engine before replaying an open shoe.
+func (j *Journal) EngineState(ctx context.Context, seq uint64) (json.RawMessage, error) {
+	rows, err := j.db.QueryContext(ctx, "SELECT secure FROM events WHERE seq <= ? AND type IN (?, ?, ?) ORDER BY seq DESC",
+		int64(min(seq, 1<<62)), string(tablebus.ShoeLoaded), string(tablebus.ShoeEnded), string(tablebus.TableAction))
+	if err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var b []byte
+		if err := rows.Scan(&b); err != nil {
+			return nil, fmt.Errorf("journal: %w", err)
+		}
+		var e struct {
+			State json.RawMessage `json:"engine_state"`
+		}
+		if err := json.Unmarshal(b, &e); err != nil {
+			return nil, fmt.Errorf("journal: a journaled event is not JSON: %w", err)
+		}
+		if len(e.State) > 0 {
+			return e.State, nil
+		}
+	}
+	return nil, rows.Err()
 }
