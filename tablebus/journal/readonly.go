@@ -2,8 +2,8 @@ package journal
 
 import (
 	"context"
-	"encoding/json"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
