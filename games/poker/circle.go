@@ -77,6 +77,7 @@ type Circle struct {
 	seatN            int
 	button           int
 	buttonSet        bool
+	rounds           int // rounds begun on this engine: the button moves after the first
 	sb, bb, minBet   int64
 	rakeBP, rakeCap  int64
 	streets          []street
@@ -167,6 +168,9 @@ func NewCircle(cfg games.Config) (*Circle, error) {
 // Game returns the game id.
 func (c *Circle) Game() string { return c.game }
 
+// Button returns the seat holding the dealer's button in the round begun last.
+func (c *Circle) Button() int { return c.button }
+
 // Rules returns "": the circle games have no presets.
 func (c *Circle) Rules() string { return "" }
 
@@ -225,13 +229,24 @@ func (c *Circle) Begin(bets []games.Bet) error {
 		}
 		return c.refuse(0, what, fmt.Sprintf("%s is played by 2 to %d seats", c.game, maxPlayers))
 	}
+	// The button: the configured seat (or the highest seat playing) at the first round, then it
+	// moves one seat to the left (the next seat playing, by seat number) every round.
 	button := c.button
-	if !c.buttonSet {
+	switch {
+	case c.rounds > 0:
+		button = order[0]
+		for _, s := range order {
+			if s > c.button {
+				button = s
+				break
+			}
+		}
+	case !c.buttonSet:
 		button = order[len(order)-1]
 	}
 	// The order of play: the first seat on the button's left, round the table.
 	slices.SortFunc(order, func(a, b int) int { return (a-button-1+c.seatN)%c.seatN - (b-button-1+c.seatN)%c.seatN })
-	fresh := &Circle{game: c.game, cfg: c.cfg, seatN: c.seatN, button: button, buttonSet: c.buttonSet, sb: c.sb, bb: c.bb,
+	fresh := &Circle{game: c.game, cfg: c.cfg, seatN: c.seatN, button: button, buttonSet: c.buttonSet, rounds: c.rounds + 1, sb: c.sb, bb: c.bb,
 		minBet: c.minBet, rakeBP: c.rakeBP, rakeCap: c.rakeCap, streets: c.streets, began: true}
 	for _, s := range order {
 		fresh.players = append(fresh.players, bySeat[s])
