@@ -85,6 +85,48 @@ type feat struct {
 	c [4][]float32
 	// bg is each colour channel's background level (0…255) that its plane was divided by.
 	bg [3]float32
+	// rowS and rowSS are each row's sum and sum of squares over the three colour planes, so
+	// that whole-row correlations need only their dot products.
+	rowS, rowSS []float64
+}
+
+// rowSums fills rowS and rowSS.
+func (f *feat) rowSums() {
+	f.rowS = make([]float64, f.h)
+	f.rowSS = make([]float64, f.h)
+	for c := 0; c < 3; c++ {
+		p := f.c[c]
+		for y := 0; y < f.h; y++ {
+			var s, ss float32
+			for _, v := range p[y*f.w : (y+1)*f.w] {
+				s += v
+				ss += v * v
+			}
+			f.rowS[y] += float64(s)
+			f.rowSS[y] += float64(ss)
+		}
+	}
+}
+
+// nccRows is ncc over whole rows [y0, y1) of the colour planes, unshifted, from the row sums.
+func nccRows(a, b *feat, y0, y1 int) float64 {
+	y0, y1 = max(y0, a.top, b.top), min(y1, a.valid, b.valid)
+	var sa, sb, saa, sbb, sab float64
+	for y := y0; y < y1; y++ {
+		sa += a.rowS[y]
+		saa += a.rowSS[y]
+		sb += b.rowS[y]
+		sbb += b.rowSS[y]
+		for c := 0; c < 3; c++ {
+			ra, rb := a.c[c][y*a.w:(y+1)*a.w], b.c[c][y*b.w:(y+1)*b.w]
+			var d float32
+			for i, v := range ra {
+				d += v * rb[i]
+			}
+			sab += float64(d)
+		}
+	}
+	return corr(sa, sb, saa, sbb, sab, 3*a.w*max(0, y1-y0))
 }
 
 // Plane selections for ncc.
@@ -151,6 +193,7 @@ func newFeat(band gocv.Mat, top, valid, scale, hp int) feat {
 			highPass(f.c[c], f.w, f.h, hp)
 		}
 	}
+	f.rowSums()
 	return f
 }
 
@@ -261,6 +304,9 @@ func nccPlanes(a *feat, b [][]float32, planes, bw int, r rect, dx, dy int) float
 // nccRot is ncc with a turned end for end: b's (x, y) is compared with a's (w-1-x, length-1-y),
 // the same physical spot of a card seen from its other end.
 func nccRot(a, b *feat, r rect, length int) float64 {
+	if r.x0 == 0 && r.x1 == b.w && a.w == b.w && a.rowS != nil && b.rowS != nil {
+		return nccRotRows(a, b, r.y0, r.y1, length)
+	}
 	var sa, sb, saa, sbb, sab float64
 	n := 0
 	for c := 0; c < 3; c++ {
@@ -288,6 +334,33 @@ func nccRot(a, b *feat, r rect, length int) float64 {
 			sab += float64(s12)
 			n += r.x1 - r.x0
 		}
+	}
+	return corr(sa, sb, saa, sbb, sab, n)
+}
+
+// nccRotRows is nccRot over whole rows, from the row sums.
+func nccRotRows(a, b *feat, y0, y1, length int) float64 {
+	var sa, sb, saa, sbb, sab float64
+	n := 0
+	w := a.w
+	for y := y0; y < y1; y++ {
+		ya := length - 1 - y
+		if ya < a.top || ya >= a.valid {
+			continue
+		}
+		sa += a.rowS[ya]
+		saa += a.rowSS[ya]
+		sb += b.rowS[y]
+		sbb += b.rowSS[y]
+		for c := 0; c < 3; c++ {
+			ra, rb := a.c[c][ya*w:(ya+1)*w], b.c[c][y*w:(y+1)*w]
+			var d float32
+			for x, v := range rb {
+				d += ra[w-1-x] * v
+			}
+			sab += float64(d)
+		}
+		n += 3 * w
 	}
 	return corr(sa, sb, saa, sbb, sab, n)
 }

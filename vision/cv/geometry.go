@@ -346,8 +346,8 @@ func findTableCard(blurred gocv.Mat, bandW int, aspect float64) ([]pose, error) 
 }
 
 // cardMask separates what lies on the felt from the felt: the felt is the frame's median colour,
-// and a pixel belongs to a card when its colour is farther from it than Otsu's threshold over
-// all the frame's distances (the felt's own shading stays under it).
+// and a pixel belongs to a card when its colour is farther from it than the felt's own colours
+// are.
 func cardMask(blurred gocv.Mat) (gocv.Mat, error) {
 	px, err := blurred.DataPtrUint8()
 	if err != nil {
@@ -383,16 +383,32 @@ func cardMask(blurred gocv.Mat) (gocv.Mat, error) {
 		}
 		d[i] = byte(m)
 	}
+	// The felt's own spread of distances (shading, grain) from their median and upper quartile:
+	// a card stands out by several times that. (Otsu's split between two modes would cut a
+	// colourful court card's figure from its white border.)
+	var dh [256]int
+	for _, v := range d {
+		dh[v]++
+	}
+	pct := func(q float64) int {
+		acc := 0
+		for v, c := range dh {
+			acc += c
+			if float64(acc) >= q*float64(n) {
+				return v
+			}
+		}
+		return 255
+	}
+	p50, p75 := pct(0.5), pct(0.75)
+	t := float64(min(max(p50+4*(p75-p50), 25), 80))
 	dist, err := gocv.NewMatFromBytes(blurred.Rows(), blurred.Cols(), gocv.MatTypeCV8U, d)
 	if err != nil {
 		return gocv.NewMat(), err
 	}
 	defer dist.Close()
 	mask := gocv.NewMat()
-	t := gocv.Threshold(dist, &mask, 0, 255, gocv.ThresholdBinary|gocv.ThresholdOtsu)
-	if t < 25 {
-		gocv.Threshold(dist, &mask, 25, 255, gocv.ThresholdBinary)
-	}
+	gocv.Threshold(dist, &mask, float32(t), 255, gocv.ThresholdBinary)
 	k := gocv.GetStructuringElement(gocv.MorphEllipse, image.Pt(5, 5))
 	defer k.Close()
 	gocv.MorphologyEx(mask, &mask, gocv.MorphOpen, k)

@@ -237,10 +237,9 @@ func (r *Recognizer) score(f *tmpl, withRot bool, index *indexScores) []candScor
 	}
 	rot := withRot && m.length > 0
 	for k, t := range all {
-		v := min(f.coarse.valid, t.coarse.valid)
-		out[k].same = ncc(&f.coarse, &t.coarse, colour, rect{0, f.coarse.top, f.coarse.w, v}, 0, 0)
+		out[k].same = nccRows(&f.coarse, &t.coarse, 0, bandH)
 		if rot {
-			out[k].rot = r.rotScore(&f.coarse, &t.coarse, m.length, 2)
+			out[k].rot = r.rotScore(&f.coarse, &t.coarse, m.length, 1)
 		}
 	}
 	// The short list: the best few by either correlation, and the four cards of the best two
@@ -267,11 +266,10 @@ func (r *Recognizer) score(f *tmpl, withRot bool, index *indexScores) []candScor
 	}
 	for k := range pick {
 		t := all[k]
-		v := min(f.fine.valid, t.fine.valid)
-		out[k].fineSame = ncc(&f.fine, &t.fine, colour, rect{0, f.fine.top, f.fine.w, v}, 0, 0)
+		out[k].fineSame = nccRows(&f.fine, &t.fine, 0, bandH)
 		out[k].fine = out[k].fineSame
 		if rot {
-			out[k].fineRot, out[k].rotLen = r.rotScoreLen(&f.fine, &t.fine, 2*m.length, 4)
+			out[k].fineRot, out[k].rotLen = r.rotScoreLen(&f.fine, &t.fine, 2*m.length, 3)
 			out[k].fine = max(out[k].fine, out[k].fineRot)
 		}
 	}
