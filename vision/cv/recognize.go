@@ -80,7 +80,7 @@ type analysis struct {
 }
 
 type candScores struct {
-	i              int // card index, or -1 CUT, -2 BACK
+	i         int     // card index, or -1 CUT, -2 BACK
 	same, rot float64 // the whole band at half resolution: same end, other end (-1: not computed)
 	// fine is the best of the same-end and other-end correlations at full resolution, for the
 	// short list of candidates; -1 when not computed. fineSame and fineRot are the two, and
