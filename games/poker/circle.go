@@ -1,6 +1,7 @@
 package poker
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -734,4 +735,37 @@ func (c *Circle) Outcome() (*games.Outcome, error) {
 	}
 	o.Detail = d
 	return o, nil
+}
+
+var _ games.Persistent = (*Circle)(nil)
+
+// circleState is what a circle game keeps from one round to the next: where the button is.
+type circleState struct {
+	Button int `json:"button"`
+	Rounds int `json:"rounds"`
+}
+
+// Snapshot returns the button's seat and the rounds played, the state a restarted daemon gives
+// back (games.Persistent).
+func (c *Circle) Snapshot() (json.RawMessage, error) {
+	if c.rounds == 0 {
+		return nil, nil
+	}
+	return json.Marshal(circleState{Button: c.button, Rounds: c.rounds})
+}
+
+// Restore puts the button back where Snapshot found it.
+func (c *Circle) Restore(b json.RawMessage) error {
+	if len(b) == 0 || string(b) == "null" {
+		return nil
+	}
+	var s circleState
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("poker: restoring the button: %w", err)
+	}
+	if s.Button < 1 || s.Button > c.seatN || s.Rounds < 1 {
+		return fmt.Errorf("poker: restoring the button: seat %d of %d after %d rounds", s.Button, c.seatN, s.Rounds)
+	}
+	c.button, c.rounds = s.Button, s.Rounds
+	return nil
 }
