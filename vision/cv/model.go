@@ -63,13 +63,15 @@ type model struct {
 	idx              [52]feat // each card's index patch
 	// rankT holds the brightness plane of each rank's index patch, averaged over its four suits.
 	rankT [13][][]float32
+	// rankTV holds the rank templates of each blur variant (see suitVariants); rankTV[0] is rankT.
+	rankTV [suitVariants][13][][]float32
 	// indexGood says the rank window tells every rank from every other in the calibration
 	// frames; when it does not (a deck whose index is on one end only), cards are read by their
 	// whole face alone.
 	indexGood bool
 	// rankSim is the correlation between the rank templates themselves, over the rank window:
 	// how alike two ranks are to begin with.
-	rankSim [13][13]float64
+	rankSim [suitVariants][13][13]float64
 	// cardSuitSim[v][r][a][b] is the correlation over the suit window of the templates of rank
 	// r in suits a and b, in blur variant v.
 	cardSuitSim [suitVariants][13][4][4]float64
@@ -81,7 +83,7 @@ type model struct {
 	alignT   [][]float32
 	alignWin rect
 	// rankStats and cardStats are the templates' sums over their windows (see winStats).
-	rankStats [13]winStats
+	rankStats [suitVariants][13]winStats
 	cardStats [suitVariants][52]winStats
 	alignStat winStats
 	length    int // the card's length in coarse band pixels; 0 when unknown
@@ -157,6 +159,15 @@ func newModel(p *calibration.VisionProfile) (*model, error) {
 	pw, ph := m.idx[0].w, m.idx[0].h
 	n := pw * ph
 	for r := 0; r < 13; r++ {
+		for v := range m.rankTV {
+			m.rankTV[v][r] = make([][]float32, 4)
+			m.rankTV[v][r][3] = make([]float32, n)
+			for s := 0; s < 4; s++ {
+				for i, x := range m.idxV[v][r*4+s].c[3] {
+					m.rankTV[v][r][3][i] += x / 4
+				}
+			}
+		}
 		m.rankT[r] = make([][]float32, 4)
 		m.rankT[r][3] = make([]float32, n)
 		for s := 0; s < 4; s++ {
@@ -177,8 +188,10 @@ func newModel(p *calibration.VisionProfile) (*model, error) {
 		m.alignWin = rect{min(m.rankWin.x0, m.suitWin.x0), min(m.rankWin.y0, m.suitWin.y0), max(m.rankWin.x1, m.suitWin.x1), max(m.rankWin.y1, m.suitWin.y1)}
 	}
 	m.alignStat = planeStats(m.alignT, pw, bright, m.alignWin)
-	for r := range m.rankStats {
-		m.rankStats[r] = planeStats(m.rankT[r], pw, bright, m.rankWin)
+	for v := range m.rankStats {
+		for r := range m.rankStats[v] {
+			m.rankStats[v][r] = planeStats(m.rankTV[v][r], pw, bright, m.rankWin)
+		}
 	}
 	if m.suitWin.area() > 0 {
 		for v := range m.cardStats {
@@ -194,7 +207,9 @@ func newModel(p *calibration.VisionProfile) (*model, error) {
 	}
 	for i := 0; i < 13; i++ {
 		for j := 0; j < 13; j++ {
-			m.rankSim[i][j] = corrOf(m.rankStats[i], m.rankStats[j], dotAt(tf(m.rankT[i]), m.rankT[j], pw, bright, m.rankWin, 0, 0))
+			for v := range m.rankSim {
+				m.rankSim[v][i][j] = corrOf(m.rankStats[v][i], m.rankStats[v][j], dotAt(tf(m.rankTV[v][i]), m.rankTV[v][j], pw, bright, m.rankWin, 0, 0))
+			}
 		}
 	}
 	if m.suitWin.area() > 0 {

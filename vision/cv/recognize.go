@@ -91,7 +91,10 @@ type candScores struct {
 
 // indexScores are the index windows' correlations with each rank and each suit.
 type indexScores struct {
-	rank [13]float64
+	// rank holds the rank window's correlation with each rank, in the blur variant rankVar that
+	// the frame matches best.
+	rank    [13]float64
+	rankVar int
 	// card holds, for the four cards of each of the two best ranks, the suit window's
 	// correlation with that card's own template (sharper than the suit's mean over ranks), in
 	// each blur variant; -2 elsewhere.
@@ -377,16 +380,32 @@ func (r *Recognizer) scoreIndex(f *feat) indexScores {
 			try(dx, dy)
 		}
 	}
-	// Every template within a pixel of the alignment.
+	// Every rank template, in every blur variant, within a pixel of the alignment; the variant
+	// whose best rank scores highest is the one read.
+	var rv [suitVariants][13]float64
+	for v := range rv {
+		for i := range rv[v] {
+			rv[v][i] = -1
+		}
+	}
 	for dy := by - 1; dy <= by+1; dy++ {
 		for dx := bx - 1; dx <= bx+1; dx++ {
 			if !shiftInside(m.rankWin, dx, dy, f.w, f.h) {
 				continue
 			}
 			fs := statsAt(f, bright, m.rankWin, dx, dy)
-			for i := range s.rank {
-				s.rank[i] = max(s.rank[i], corrOf(fs, m.rankStats[i], dotAt(f, m.rankT[i], f.w, bright, m.rankWin, dx, dy)))
+			for v := range rv {
+				for i := range rv[v] {
+					rv[v][i] = max(rv[v][i], corrOf(fs, m.rankStats[v][i], dotAt(f, m.rankTV[v][i], f.w, bright, m.rankWin, dx, dy)))
+				}
 			}
+		}
+	}
+	bestTop := -2.0
+	for v := range rv {
+		i, _ := best2(rv[v][:])
+		if rv[v][i] > bestTop {
+			bestTop, s.rankVar, s.rank = rv[v][i], v, rv[v]
 		}
 	}
 	if m.suitWin.area() == 0 {
@@ -505,7 +524,7 @@ const (
 func (r *Recognizer) indexRead(ix *indexScores) (rankOK, suitOK bool) {
 	m := r.m
 	r1, r2 := best2(ix.rank[:])
-	rankOK = m.indexGood && ix.rank[r1] >= rankMin && relLead(ix.rank[r1], ix.rank[r2], m.rankSim[r1][r2]) >= rankMargin
+	rankOK = m.indexGood && ix.rank[r1] >= rankMin && relLead(ix.rank[r1], ix.rank[r2], m.rankSim[ix.rankVar][r1][r2]) >= rankMargin
 	_, lead, ok := r.suitOf(ix, r1)
 	return rankOK, ok && lead >= suitMargin
 }
@@ -527,7 +546,7 @@ func (r *Recognizer) decide(a *analysis) vision.Result {
 		return vision.Rejected(a.err.Error(), 0)
 	}
 	r1, r2 := best2(a.index.rank[:])
-	rankScore, rankLead := a.index.rank[r1], relLead(a.index.rank[r1], a.index.rank[r2], m.rankSim[r1][r2])
+	rankScore, rankLead := a.index.rank[r1], relLead(a.index.rank[r1], a.index.rank[r2], m.rankSim[a.index.rankVar][r1][r2])
 	rankOK := m.indexGood && rankScore >= rankMin && rankLead >= rankMargin
 	// The card back, by its template.
 	bestCard := -1.0
