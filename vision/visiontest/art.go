@@ -110,13 +110,16 @@ type faceCache struct {
 }
 
 // CacheDir is where rendered faces are kept: $SABOT_CARD_CACHE, else the user's cache directory,
-// else the system's temporary directory.
+// else (when that cannot be written, as under a read-only home) the system's temporary directory.
 func CacheDir() string {
 	if d := os.Getenv("SABOT_CARD_CACHE"); d != "" {
 		return d
 	}
 	if d, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(d, "sabot", "cards")
+		d = filepath.Join(d, "sabot", "cards")
+		if os.MkdirAll(d, 0o755) == nil {
+			return d
+		}
 	}
 	return filepath.Join(os.TempDir(), "sabot-cards")
 }
