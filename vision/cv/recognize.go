@@ -473,8 +473,14 @@ func (r *Recognizer) scoreIndex(f *feat) indexScores {
 // four cards of that rank: the best suit, how far it leads (see relLead), and whether it could be
 // read at all.
 func (r *Recognizer) suitOf(ix *indexScores, rk int) (suit int, lead float64, ok bool) {
+	suit, _, lead, ok = r.suitScore(ix, rk)
+	return suit, lead, ok
+}
+
+// suitScore is suitOf with the best suit's correlation.
+func (r *Recognizer) suitScore(ix *indexScores, rk int) (suit int, score, lead float64, ok bool) {
 	if r.m.suitWin.area() == 0 || ix.card[0][rk*4] < -1 {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	// The blur variant the frame matches best decides; its runner-up is from the same variant.
 	bestV, best := 0, -2.0
@@ -487,7 +493,7 @@ func (r *Recognizer) suitOf(ix *indexScores, rk int) (suit int, lead float64, ok
 	c := ix.card[bestV][rk*4 : rk*4+4]
 	s1, s2 := best2(c)
 	lead = relLead(c[s1], c[s2], r.m.cardSuitSim[bestV][rk][s1][s2])
-	return s1, lead, c[s1] >= suitMin
+	return s1, c[s1], lead, c[s1] >= suitMin
 }
 
 // Acceptance thresholds. Correlations are in [-1, 1]; a margin is the lead of the best candidate
@@ -616,7 +622,7 @@ func (r *Recognizer) decide(a *analysis) vision.Result {
 		conf := confidence(rankScore, rankLead, rankMargin)
 		// The suit: the index's suit window against the four cards of the rank, and the whole
 		// band among the same four. They must not disagree.
-		sw, swLead, swOK := r.suitOf(&a.index, r1)
+		sw, swScore, swLead, swOK := r.suitScore(&a.index, r1)
 		fb, fs, fss := bestOf(func(i int) bool { return card.FromIndex(i).Rank() == rank })
 		faceSuit, faceLead := -1, fs-fss
 		if fb >= 0 {
@@ -630,7 +636,7 @@ func (r *Recognizer) decide(a *analysis) vision.Result {
 			return vision.Rejected(fmt.Sprintf("rank %s, index reads suit %s, face %s", rank, card.Suit(sw), card.Suit(faceSuit)), conf)
 		case swOK && swLead >= suitMargin:
 			pick = card.New(rank, card.Suit(sw))
-			conf = min(conf, confidence(suitMin+0.1, swLead, suitMargin))
+			conf = min(conf, confidence(swScore, swLead, suitMargin))
 		case swOK && faceSure4 && faceSuit == sw && swLead >= suitMargin/3:
 			// Both lean the same way, the index not quite enough alone.
 			pick = card.New(rank, card.Suit(sw))
