@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"path/filepath"
 
 	"gocv.io/x/gocv"
 
@@ -272,7 +273,7 @@ func (r *Report) WritePNG(path string, frame gocv.Mat) error {
 	}
 	gocv.PutText(&out, "brightness histogram (sqrt scale)", image.Pt(x0, y0+hh+16), gocv.FontHersheyPlain, 1, color.RGBA{200, 200, 200, 0}, 1)
 	y := y0 + hh + 44
-	gocv.PutText(&out, r.Source, image.Pt(x0, y), gocv.FontHersheyPlain, 1, color.RGBA{230, 230, 230, 0}, 1)
+	gocv.PutText(&out, filepath.Base(r.Source), image.Pt(x0, y), gocv.FontHersheyPlain, 1, color.RGBA{230, 230, 230, 0}, 1)
 	y += 24
 	for _, m := range r.Measures {
 		txt := fmt.Sprintf("%-15s %7.1f %s", m.Name, m.Value, m.Unit)
