@@ -81,7 +81,7 @@ func TestDaemonKilled(t *testing.T) {
 
 	jpath := filepath.Join(dir, "T1.db")
 	daemon := func() *exec.Cmd {
-		cmd := exec.Command(filepath.Join(dir, "sabotd"), "--sim", "--sim-seed", "3", "--sim-shoes", "1", "--sim-pace", "5ms",
+		cmd := exec.Command(filepath.Join(dir, "sabotd"), "--sim", "--shoe", "reader", "--sim-seed", "3", "--sim-shoes", "1", "--sim-pace", "5ms",
 			"--mqtt", br.URL(), "--journal", jpath, "--table", "T1", "--game", "punto-banco", "--quiet", "--log-level", "error",
 			"--require-ack", "engine.E1,surveillance.rec")
 		if err := cmd.Start(); err != nil {

@@ -88,7 +88,7 @@ func TestWatch(t *testing.T) {
 	})
 	time.Sleep(500 * time.Millisecond) // the consumers subscribe
 
-	daemon := exec.CommandContext(ctx, filepath.Join(dir, "sabotd"), "--sim", "--sim-seed", "3", "--sim-pace", "40ms",
+	daemon := exec.CommandContext(ctx, filepath.Join(dir, "sabotd"), "--sim", "--shoe", "reader", "--sim-seed", "3", "--sim-pace", "40ms",
 		"--mqtt", br.URL(), "--journal", filepath.Join(dir, "T1.db"), "--quiet", "--table", "T1")
 	var dlog bytes.Buffer
 	daemon.Stderr = &dlog

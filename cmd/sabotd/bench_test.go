@@ -19,7 +19,7 @@ import (
 func BenchmarkEndToEndCoups(b *testing.B) {
 	dir := b.TempDir()
 	jpath := filepath.Join(dir, "T1.db")
-	args := []string{"--sim", "--sim-seed", "1", "--sim-pace", "0s", "--sim-shoes", strconv.Itoa(b.N),
+	args := []string{"--sim", "--shoe", "reader", "--sim-seed", "1", "--sim-pace", "0s", "--sim-shoes", strconv.Itoa(b.N),
 		"--listen", "127.0.0.1:0", "--journal", jpath, "--quiet", "--log-level", "error"}
 	b.ResetTimer()
 	start := time.Now()

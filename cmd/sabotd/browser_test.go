@@ -114,7 +114,7 @@ func TestBrowser(t *testing.T) {
 	chrome := chromium(t)
 	sabotd, _ := buildBinaries(t)
 	dir := t.TempDir()
-	d := startDaemon(t, sabotd, "--sim", "--sim-seed", "7", "--sim-pace", "120ms", "--listen", "127.0.0.1:0",
+	d := startDaemon(t, sabotd, "--sim", "--shoe", "reader", "--sim-seed", "7", "--sim-pace", "120ms", "--listen", "127.0.0.1:0",
 		"--journal", filepath.Join(dir, "T1.db"), "--http", "127.0.0.1:0", "--quiet", "--table", "T1", "--game", "punto-banco")
 	base := d.url(t)
 	art := t.ArtifactDir()

@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sabot-tables/sabot/calibration"
+	"github.com/sabot-tables/sabot/driver/camerashoe"
+	"github.com/sabot-tables/sabot/vision"
+	"github.com/sabot-tables/sabot/vision/cv"
 	"log/slog"
 	"strings"
 	"time"
@@ -17,8 +21,9 @@ import (
 // devices are the table's devices as the daemon uses them, real or simulated.
 type devices struct {
 	shuffler *shufflerAdapter
-	reader   *readershoe.Dev
-	sim      *simTable // nil for real devices
+	reader   *readershoe.Dev // a reading shoe, or
+	camera   *cameraShoe     // a camera shoe
+	sim      *simTable       // nil for real devices
 }
 
 // shufflerAdapter gives the shoe loop what it needs of driver/shuffler.
@@ -51,8 +56,8 @@ func openDevices(ctx context.Context, o *options, proc shoe.Procedure, log *slog
 			return nil, err
 		}
 		d.sim = sim
-		shufPort, shoePort = sim.shuffler.Port(), sim.shoe.Port()
-		log.Info("simulated devices", "shuffler", shufPort, "shoe", shoePort)
+		shufPort, shoePort, d.camera = sim.shuffler.Port(), sim.shoePort, sim.camera
+		log.Info("simulated devices", "shuffler", shufPort, "shoe", o.shoeKind, "port", shoePort)
 	}
 	sd, err := shuffler.Open(shufPort, shuffler.Opts{Logger: log})
 	if err != nil {
@@ -60,17 +65,57 @@ func openDevices(ctx context.Context, o *options, proc shoe.Procedure, log *slog
 		return nil, err
 	}
 	d.shuffler = &shufflerAdapter{dev: sd}
-	rd, err := readershoe.Open(shoePort, readershoe.Opts{Logger: log})
+	switch {
+	case d.camera != nil:
+	case o.shoeKind == "camera":
+		cam, err := openCamera(o, log)
+		if err != nil {
+			d.Close()
+			return nil, err
+		}
+		d.camera = cam
+	default:
+		rd, err := readershoe.Open(shoePort, readershoe.Opts{Logger: log})
+		if err != nil {
+			d.Close()
+			return nil, err
+		}
+		d.reader = rd
+	}
+	return d, nil
+}
+
+// openCamera opens a real camera shoe: its GPIO pins by name and its reader camera, read with
+// the technician's vision profile (sabot calibrate vision).
+func openCamera(o *options, log *slog.Logger) (*cameraShoe, error) {
+	prof, err := calibration.LoadVision(o.visionProfile)
 	if err != nil {
-		d.Close()
 		return nil, err
 	}
-	d.reader = rd
-	return d, nil
+	rec, err := cv.New(prof, vision.Shoe)
+	if err != nil {
+		return nil, err
+	}
+	src, err := cv.OpenDevice(o.camera, cv.DeviceOptions{})
+	if err != nil {
+		rec.Close()
+		return nil, err
+	}
+	gate, err := camerashoe.OpenByName(camerashoe.Names{Exit: o.gpio.exit, Lid: o.gpio.lid, Confirm: o.gpio.confirm,
+		Manual: o.gpio.manual, Void: o.gpio.void, LED: o.gpio.led}, camerashoe.Opts{Logger: log})
+	if err != nil {
+		src.Close()
+		rec.Close()
+		return nil, err
+	}
+	return newCameraShoe(gate, cv.NewReader(src, rec), log), nil
 }
 
 // readShoe turns every read of the shoe into an input of the shoe loop.
 func (d *devices) readShoe(ctx context.Context, loop *shoe.Loop, log *slog.Logger) error {
+	if d.camera != nil {
+		return d.camera.run(ctx, loop)
+	}
 	for {
 		r, err := d.reader.Next(ctx)
 		if ctx.Err() != nil || errors.Is(err, readershoe.ErrHalted) || errors.Is(err, readershoe.ErrClosed) {
@@ -168,6 +213,9 @@ func (d *devices) Close() {
 	}
 	if d.reader != nil {
 		d.reader.Close()
+	}
+	if d.camera != nil {
+		d.camera.Close()
 	}
 	if d.sim != nil {
 		d.sim.Close()

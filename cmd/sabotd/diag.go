@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sabot-tables/sabot/driver/readershoe/readershoetest"
 	"log/slog"
 	"sort"
 	"strconv"
@@ -486,7 +487,13 @@ func (g *diag) Inject(ctx context.Context, table, fault string) error {
 	case "misread":
 		sim.shoe.NotRead(1) // the next card leaves the shoe unread: the round is held
 	case "shoe-alarm":
-		sim.shoe.Alarm(false, "E7", "Shoe Jam")
+		switch sh := sim.shoe.(type) {
+		case *readershoetest.Sim:
+			sh.Alarm(false, "E7", "Shoe Jam")
+		case *simCameraShoe: // the camera shoe's alarm: its lid opened mid-shoe
+			sh.gate.OpenLid()
+			time.AfterFunc(time.Second, sh.gate.CloseLid)
+		}
 	case "shuffler-door":
 		sim.shuffler.OpenDoor()
 		time.AfterFunc(3*time.Second, sim.shuffler.CloseDoor)

@@ -115,7 +115,7 @@ func TestEndToEnd(t *testing.T) {
 
 	journal := filepath.Join(dir, "T1.db")
 	daemon := func(seed string) string {
-		cmd := exec.CommandContext(ctx, sabotd, "--sim", "--sim-seed", seed, "--sim-shoes", "1", "--sim-pace", "0s",
+		cmd := exec.CommandContext(ctx, sabotd, "--sim", "--shoe", "reader", "--sim-seed", seed, "--sim-shoes", "1", "--sim-pace", "0s",
 			"--mqtt", br.URL(), "--journal", journal, "--table", "T1", "--game", "punto-banco")
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb

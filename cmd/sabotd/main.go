@@ -49,38 +49,43 @@ func main() {
 }
 
 type options struct {
-	config       string
-	table        string
-	game         string
-	rules        string
-	decks        int
-	limits       string
-	options      optionList
-	burn         string
-	stopCard     int
-	journal      string
-	mqtt         string
-	listen       string
-	user, pass   string
-	mqttCA       string
-	mqttCert     string
-	mqttKey      string
-	sim          bool
-	simSeed      uint64
-	simPace      time.Duration
-	simMisread   int
-	simShoes     int
-	shufflerPort string
-	shoePort     string
-	quiet        bool
-	logLevel     string
-	ops          opsOptions // web view, metrics, logs, watchdog (web.go)
-	key          string
-	keyring      string
-	root         string
-	requireAck   string
-	brokerDir    string
-	brokerAnon   string
+	config        string
+	table         string
+	game          string
+	rules         string
+	decks         int
+	limits        string
+	options       optionList
+	burn          string
+	stopCard      int
+	journal       string
+	mqtt          string
+	listen        string
+	user, pass    string
+	mqttCA        string
+	mqttCert      string
+	mqttKey       string
+	sim           bool
+	simSeed       uint64
+	simPace       time.Duration
+	simMisread    int
+	simShoes      int
+	shufflerPort  string
+	shoePort      string
+	shoeKind      string
+	camera        string
+	visionProfile string
+	gpio          struct{ exit, lid, confirm, manual, void, led string }
+	simDeck       string
+	quiet         bool
+	logLevel      string
+	ops           opsOptions // web view, metrics, logs, watchdog (web.go)
+	key           string
+	keyring       string
+	root          string
+	requireAck    string
+	brokerDir     string
+	brokerAnon    string
 }
 
 func parseOptions(args []string, stderr io.Writer) (*options, error) {
@@ -110,7 +115,17 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.simMisread, "sim-misread-every", 0, "simulated shoe: every n-th card is unreadable (0: never)")
 	fs.IntVar(&o.simShoes, "sim-shoes", 0, "simulation: stop after this many shoes (0: never)")
 	fs.StringVar(&o.shufflerPort, "shuffler-port", "", "shuffler serial port, e.g. /dev/ttyUSB0")
+	fs.StringVar(&o.shoeKind, "shoe", "", "the shoe: reader (a reading shoe on --shoe-port) or camera (GPIO gate and a reader camera); default reader, camera with --sim")
 	fs.StringVar(&o.shoePort, "shoe-port", "", "reading shoe serial port, e.g. /dev/ttyUSB1")
+	fs.StringVar(&o.camera, "camera", "", "camera shoe: the reader camera (V4L2 device, e.g. /dev/video0)")
+	fs.StringVar(&o.visionProfile, "vision-profile", "", "camera shoe: the vision profile of the deck in use (sabot calibrate vision)")
+	fs.StringVar(&o.gpio.exit, "gpio-exit", "GPIO17", "camera shoe: the card-exit gate's GPIO")
+	fs.StringVar(&o.gpio.lid, "gpio-lid", "GPIO27", "camera shoe: the lid switch's GPIO")
+	fs.StringVar(&o.gpio.confirm, "gpio-confirm", "GPIO22", "camera shoe: the confirm button's GPIO")
+	fs.StringVar(&o.gpio.manual, "gpio-manual", "GPIO23", "camera shoe: the manual-entry button's GPIO")
+	fs.StringVar(&o.gpio.void, "gpio-void", "GPIO24", "camera shoe: the void button's GPIO")
+	fs.StringVar(&o.gpio.led, "gpio-led", "GPIO25", "camera shoe: the status LED's GPIO")
+	fs.StringVar(&o.simDeck, "sim-deck", "anglo", "simulated camera shoe: the card design rendered (sabot vision render --list)")
 	fs.BoolVar(&o.quiet, "quiet", false, "do not print the live feed on standard output")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	addOpsFlags(fs, &o.ops)
@@ -139,8 +154,25 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	if err := tablebus.ValidTable(o.table); err != nil {
 		return nil, err
 	}
-	if !o.sim && (o.shufflerPort == "" || o.shoePort == "") {
-		return nil, fmt.Errorf("no devices: give --shuffler-port and --shoe-port, or --sim for simulated ones")
+	switch o.shoeKind {
+	case "":
+		o.shoeKind = "reader"
+		if o.sim {
+			o.shoeKind = "camera" // the simulation reads rendered frames with the real recognizer
+		}
+	case "reader", "camera":
+	default:
+		return nil, fmt.Errorf("shoe %q: reader or camera", o.shoeKind)
+	}
+	if !o.sim {
+		switch {
+		case o.shufflerPort == "":
+			return nil, fmt.Errorf("no shuffler: give --shuffler-port, or --sim for simulated devices")
+		case o.shoeKind == "reader" && o.shoePort == "":
+			return nil, fmt.Errorf("no shoe: give --shoe-port (a reading shoe), --shoe camera, or --sim for simulated devices")
+		case o.shoeKind == "camera" && (o.camera == "" || o.visionProfile == ""):
+			return nil, fmt.Errorf("camera shoe: give --camera (the reader camera) and --vision-profile (sabot calibrate vision)")
+		}
 	}
 	if o.journal == "" {
 		dir := os.Getenv("STATE_DIRECTORY")
@@ -349,6 +381,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	g.Go(func() error { probeBus(gctx, ob, client, log); return nil })
 	g.Go(func() error { watchKeys(gctx, o, root, ob, guard, log); return nil })
 	g.Go(func() error { return devs.readShoe(gctx, loop, log) })
+	if devs.camera != nil {
+		led := ob.Observe()
+		g.Go(func() error { devs.camera.showState(gctx, led); return nil })
+	}
 	g.Go(func() error { return devs.watchShuffler(gctx, loop, log) })
 	if printer != nil {
 		g.Go(func() error { return printFeed(gctx, printer, stdout) })

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"time"
 
 	"github.com/sabot-tables/sabot/driver/readershoe/readershoetest"
@@ -19,7 +20,7 @@ import (
 // which the daemon opens like real serial ports, and the dealer who handles the cards.
 type simTable struct {
 	shuffler *shufflertest.Sim
-	shoe     *readershoetest.Sim
+	shoe     physicalShoe
 	dealer   *shoetest.Dealer
 	discards []card.Card // the cards dealt and burned, in the discard holder
 	pack     []card.Card // the pack taken out of the shuffler, in the dealer's hands
@@ -27,6 +28,8 @@ type simTable struct {
 	misread  int
 	drawn    int
 	decks    int
+	shoePort string      // the reading shoe's pseudo-terminal
+	camera   *cameraShoe // the daemon's side of the simulated camera shoe
 }
 
 func newSimTable(o *options, proc shoe.Procedure, log *slog.Logger) (*simTable, error) {
@@ -38,12 +41,22 @@ func newSimTable(o *options, proc shoe.Procedure, log *slog.Logger) (*simTable, 
 	if err != nil {
 		return nil, err
 	}
-	rs, err := readershoetest.NewSim(readershoetest.Opts{Seed: seed, Logger: log})
-	if err != nil {
-		sh.Close()
-		return nil, err
+	t := &simTable{shuffler: sh, misread: o.simMisread, dealer: shoetest.NewDealer(o.game, proc, seed)}
+	if o.shoeKind == "camera" {
+		cs, cam, err := openSimCamera(o.simDeck, filepath.Dir(o.journal), seed, log)
+		if err != nil {
+			sh.Close()
+			return nil, err
+		}
+		t.shoe, t.camera = cs, cam
+	} else {
+		rs, err := readershoetest.NewSim(readershoetest.Opts{Seed: seed, Logger: log})
+		if err != nil {
+			sh.Close()
+			return nil, err
+		}
+		t.shoe, t.shoePort = rs, rs.Port()
 	}
-	t := &simTable{shuffler: sh, shoe: rs, misread: o.simMisread, dealer: shoetest.NewDealer(o.game, proc, seed)}
 	t.decks = proc.Decks
 	return t, nil
 }
@@ -112,6 +125,11 @@ func (t *simTable) deal(ctx context.Context, ob *outbox.Observer, loop *shoe.Loo
 		}
 		if e.Type == tablebus.ShoeEnded {
 			shoes++
+		}
+		// The simulation knows the truth: a card the table read as another is the worst thing
+		// a shoe can do (RULES.md §1: never guess); say it loudly.
+		if (e.Type == tablebus.CardDealt || e.Type == tablebus.Burn) && e.Card != nil && e.Manual == nil && *e.Card != t.lastCard {
+			log.Error("SIM: WRONG READ", "drawn", t.lastCard.String(), "read", e.Card.String(), "seq", e.Seq)
 		}
 		t.dealer.Observe(e)
 		if e.Type != tablebus.Guide {

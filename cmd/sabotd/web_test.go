@@ -92,7 +92,9 @@ func TestCheckConfig(t *testing.T) {
 		{"card art", "sim = true\nhttp = :0\ncard-art = /nonexistent.svgz\n", `floor: card art /nonexistent.svgz: no such file (install gnome-cards-data, or give another Aisleriot deck)`},
 		{"unknown game", "sim = true\ngame = snap\n", `unknown game "snap"`},
 		{"bad limits", "sim = true\nlimits = player=100\n", `limits: "player=100": want spot=min-max in cents`},
-		{"no devices", "table = T7\n", `no devices: give --shuffler-port and --shoe-port, or --sim`},
+		{"no devices", "table = T7\n", `no shuffler: give --shuffler-port, or --sim`},
+		{"camera shoe without its camera", "table = T7\nshuffler-port = /dev/ttyUSB0\nshoe = camera\n", `camera shoe: give --camera`},
+		{"unknown shoe", "table = T7\nshoe = magic\n", `shoe "magic": reader or camera`},
 		{"not name = value", "sim = true\nhttp\n", `config %s:2: want ` + "`name = value`" + `, got "http"`},
 	}
 	for _, tc := range tests {
@@ -224,7 +226,7 @@ func TestNotify(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	cmd := exec.Command(sabotd, "--sim", "--sim-pace", "50ms", "--listen", "127.0.0.1:0", "--quiet",
+	cmd := exec.Command(sabotd, "--sim", "--shoe", "reader", "--sim-pace", "50ms", "--listen", "127.0.0.1:0", "--quiet",
 		"--journal", filepath.Join(dir, "T1.db"), "--log-format", "json")
 	cmd.Env = append(os.Environ(), "NOTIFY_SOCKET="+sock, "WATCHDOG_USEC=900000") // pings every 300 ms
 	var stderr bytes.Buffer
