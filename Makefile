@@ -24,6 +24,9 @@ run: build ## a whole simulated table: embedded broker on 127.0.0.1:1883, simula
 test: deps ## the whole test suite (what CI runs)
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 40m -tags matprofile ./...
+	# the data-race detector over the shoe, the bus and the daemon's own goroutines
+	$(GO) test -race -short -count=1 -timeout 20m ./shoe/ ./tablebus/... ./games/follow
+	$(GO) test -race -count=1 -run 'RunInProcess' ./cmd/sabotd/
 
 bench: deps ## every benchmark, with the figures the issues ask for (also in bench.out)
 	set -o pipefail; $(GO) test -run '^$$' -bench . -timeout 60m ./... 2>&1 | tee bench.out
