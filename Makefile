@@ -5,6 +5,7 @@ GO ?= go
 TABLE ?= T1
 GAME ?= punto-banco
 # Flags for `make run`, e.g. make run RUNFLAGS='--sim-pace 100ms --sim-misread-every 40'
+HTTP ?= 127.0.0.1:8080
 RUNFLAGS ?=
 
 .PHONY: help deps build run test bench fuzz lint clean
@@ -19,7 +20,7 @@ build: deps ## build bin/sabotd and bin/sabot
 	$(GO) build -o bin/ ./cmd/...
 
 run: build ## a whole simulated table: embedded broker on 127.0.0.1:1883, simulated devices, live feed
-	bin/sabotd --sim --table $(TABLE) --game $(GAME) $(RUNFLAGS)
+	bin/sabotd --sim --table $(TABLE) --game $(GAME) --http $(HTTP) $(RUNFLAGS)
 
 test: deps ## the whole test suite (what CI runs)
 	$(GO) vet ./...
