@@ -5,6 +5,7 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -27,10 +28,15 @@ func TestRunInProcess(t *testing.T) {
 	}
 	// Stopped in the middle of the third shoe.
 	ctx, cancel := context.WithCancel(context.Background())
-	out.Reset()
+	var live syncBuffer
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, args("1"), &out, &errb) }()
-	time.Sleep(300 * time.Millisecond)
+	go func() { done <- run(ctx, args("1"), &live, &errb) }()
+	for deadline := time.Now().Add(time.Minute); !strings.Contains(live.String(), "→"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the third shoe never dealt:\n%s", live.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
@@ -43,4 +49,22 @@ func TestRunInProcess(t *testing.T) {
 	if !strings.Contains(out.String(), "shoe T1-000003 ended") || !strings.Contains(out.String(), "accounting OK") {
 		t.Fatalf("the restarted daemon did not finish shoe 3:\n%s", tail(out.String(), 20))
 	}
+}
+
+// syncBuffer is a bytes.Buffer safe to read while the daemon writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

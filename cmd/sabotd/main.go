@@ -236,6 +236,14 @@ func parseLimits(s string) ([]games.Limit, error) {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	err := runDaemon(ctx, args, stdout, stderr)
+	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		return nil // stopped (Ctrl-C, SIGTERM) while starting: a clean stop
+	}
+	return err
+}
+
+func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o, err := parseOptions(args, stderr)
 	if err != nil {
 		return err
