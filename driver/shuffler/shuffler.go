@@ -11,6 +11,7 @@ import (
 
 	"go.bug.st/serial"
 
+	"github.com/sabot-tables/sabot/driver/internal/serialport"
 	"github.com/sabot-tables/sabot/driver/internal/transcript"
 	"github.com/sabot-tables/sabot/shoe/card"
 )
@@ -150,13 +151,9 @@ func Open(path string, opts Opts) (*Dev, error) {
 }
 
 func openPort(path string, baud int) (serial.Port, error) {
-	p, err := serial.Open(path, &serial.Mode{BaudRate: baud, DataBits: 8, Parity: serial.NoParity, StopBits: serial.OneStopBit})
+	p, err := serialport.Open(path, baud, readPoll)
 	if err != nil {
-		return nil, fmt.Errorf("shuffler: opening %s: %w", path, err)
-	}
-	if err := p.SetReadTimeout(readPoll); err != nil {
-		p.Close()
-		return nil, fmt.Errorf("shuffler: %s: %w", path, err)
+		return nil, fmt.Errorf("shuffler: %w", err)
 	}
 	return p, nil
 }
@@ -503,7 +500,7 @@ func (d *Dev) readLoop() {
 	buf := make([]byte, 1024)
 	var sc Scanner
 	quiet := 0
-	backoff := d.opts.BackoffMin
+	backoff := &serialport.Backoff{Min: d.opts.BackoffMin, Max: d.opts.BackoffMax}
 	for {
 		select {
 		case <-d.done:
@@ -514,7 +511,7 @@ func (d *Dev) readLoop() {
 		p := d.port
 		d.portMu.Unlock()
 		if p == nil {
-			if !d.reconnect(&backoff) {
+			if !d.reconnect(backoff) {
 				return
 			}
 			sc = Scanner{}
@@ -557,21 +554,11 @@ func (d *Dev) readLoop() {
 	}
 }
 
-func (d *Dev) reconnect(backoff *time.Duration) bool {
-	t := time.NewTimer(*backoff)
-	select {
-	case <-d.done:
-		t.Stop()
-		return false
-	case <-t.C:
+func (d *Dev) reconnect(backoff *serialport.Backoff) bool {
+	p, ok := serialport.Reopen(d.done, backoff, d.log, func() (serial.Port, error) { return openPort(d.path, d.opts.Baud) })
+	if p == nil {
+		return ok
 	}
-	p, err := openPort(d.path, d.opts.Baud)
-	if err != nil {
-		*backoff = min(*backoff*2, d.opts.BackoffMax)
-		d.log.Debug("reconnect failed", "err", err, "next", *backoff)
-		return true
-	}
-	*backoff = d.opts.BackoffMin
 	d.portMu.Lock()
 	select {
 	case <-d.done:
