@@ -48,6 +48,7 @@ const (
 	FaultCount        = "shuffle-count"     // the shuffler shuffled a different number of cards
 	FaultStopMissing  = "stop-card-missing" // cards came out past the stop card without it
 	FaultNoRound      = "no-round"          // a card came out before a round could open
+	FaultEngine       = "engine"            // the game engine failed: the round cannot be settled
 )
 
 // Config is a machine's configuration.
@@ -512,7 +513,11 @@ func (m *Machine) place(o *out, c card.Card, man *tablebus.Manual) error {
 	if err != nil {
 		var re *games.RuleError
 		if !errors.As(err, &re) {
-			return fmt.Errorf("shoe: engine: %w", err)
+			// Not a rule but a failure of the engine: the card left the shoe all the same, so it
+			// is counted, and nothing is settled on doubt.
+			m.dealt++
+			m.fault(o, FaultEngine, fmt.Sprintf("the game engine failed on %s: %v; void the round", c, err), true)
+			return nil
 		}
 		// The engine refused the card: it is not one of the round's cards (Step.Reveal counts
 		// only the cards the engine took), but it left the shoe and is counted as dealt.
@@ -614,7 +619,10 @@ func (m *Machine) decide(o *out, in PlayerDecision) error {
 func (m *Machine) finishRound(o *out) error {
 	oc, err := m.eng.Outcome()
 	if err != nil {
-		return fmt.Errorf("shoe: engine outcome: %w", err)
+		// The round is complete but the engine cannot settle it (a configuration it lacks, a
+		// defect): hold it; the dealer voids it and every bet pushes (RULES.md §1).
+		m.fault(o, FaultEngine, fmt.Sprintf("the round cannot be settled: %v; void the round", err), true)
+		return nil
 	}
 	e := tablebus.Event{Type: tablebus.RoundResult, Game: m.game, Result: oc.Result, Hands: oc.Hands, Dealer: oc.Dealer, Detail: oc.Detail}
 	if len(m.hidden) > 0 {

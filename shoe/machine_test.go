@@ -260,3 +260,48 @@ func TestConfiguredBurn(t *testing.T) {
 		}
 	}
 }
+
+// failingEngine settles nothing: its Outcome fails, as an engine missing a configuration would.
+type failingEngine struct{ games.Engine }
+
+func (failingEngine) Outcome() (*games.Outcome, error) {
+	return nil, fmt.Errorf("the progressive pool's value is not known")
+}
+
+// An engine that cannot settle a complete round holds it; the dealer voids it and every bet
+// pushes: nothing is settled on doubt, and the shoe goes on.
+func TestEngineFailureHolds(t *testing.T) {
+	proc, _ := shoe.ProcedureFor(shoe.Baccarat, 0)
+	eng, _ := catalog.New(games.Config{Game: "punto-banco"})
+	m, _ := shoe.NewMachine(shoe.Config{Proc: proc, Engine: failingEngine{eng}, Table: "T1"})
+	tb := shoetest.NewTable(m, shoetest.NewDealer("punto-banco", proc, 8), t0)
+	var evs []tablebus.Event
+	tb.Emit = func(e tablebus.Event) error { evs = append(evs, e); return nil }
+	if err := tb.RunShoes(1, 50000); err != nil {
+		t.Fatal(err)
+	}
+	holds, voids, settled := 0, 0, 0
+	for _, e := range evs {
+		switch e.Type {
+		case tablebus.Fault:
+			if e.Code != shoe.FaultEngine || !e.Hold {
+				t.Fatalf("fault %s", e.Code)
+			}
+			holds++
+		case tablebus.RoundVoided:
+			voids++
+			if *e.Net != 0 {
+				t.Fatalf("a voided round settled %d", *e.Net)
+			}
+		case tablebus.RoundSettled:
+			settled++
+		case tablebus.ShoeEnded:
+			if !*e.OK {
+				t.Fatal(e.Problem)
+			}
+		}
+	}
+	if holds < 50 || holds != voids || settled != 0 {
+		t.Fatalf("%d holds, %d voids, %d settled", holds, voids, settled)
+	}
+}
