@@ -20,7 +20,7 @@ import (
 // a version this build does not know, is refused.
 const (
 	VisionFormat  = "sabot-vision-profile"
-	VisionVersion = 1
+	VisionVersion = 2
 )
 
 // MaxVisionProfileBytes bounds what LoadVision reads: a profile is a few megabytes at most.
@@ -43,8 +43,11 @@ func (c Camera) String() string { return fmt.Sprintf("%s %dx%d", c.Name, c.Width
 // Template is one normalized view of a card: the top band of the card face in card coordinates
 // (the card's width spans the image's width), as a PNG, and how many rows of it the camera saw.
 type Template struct {
-	PNG       []byte `json:"png"`        // 8-bit colour PNG, BandWidth x BandHeight
-	ValidRows int    `json:"valid_rows"` // rows [0, ValidRows) were inside the frame
+	PNG []byte `json:"png"` // 8-bit colour PNG, BandWidth x BandHeight
+	// Rows [TopRows, ValidRows) were inside the frame: a card turned a little may have the
+	// corner its top edge rises to just above the frame.
+	TopRows   int `json:"top_rows"`
+	ValidRows int `json:"valid_rows"`
 	// Index is the card's index area (VisionProfile.IndexArea) resampled at IndexScale times
 	// the band's resolution, as an 8-bit colour PNG: the rank and suit read finer than the band.
 	Index []byte `json:"index_png,omitempty"`
@@ -179,6 +182,9 @@ func (p *VisionProfile) Validate() error {
 	check := func(name string, t *Template) error {
 		if t.ValidRows < indexBottom || t.ValidRows > p.BandHeight {
 			return bad("template %s: %d valid rows (need %d…%d)", name, t.ValidRows, indexBottom, p.BandHeight)
+		}
+		if t.TopRows < 0 || t.TopRows > t.ValidRows/4 {
+			return bad("template %s: top %d rows outside the frame (at most a quarter of %d valid)", name, t.TopRows, t.ValidRows)
 		}
 		cfg, err := png.DecodeConfig(bytes.NewReader(t.PNG))
 		if err != nil {

@@ -91,7 +91,7 @@ func TestVisionErrors(t *testing.T) {
 		{name: "wrong format", raw: func(b []byte) []byte {
 			return bytes.Replace(b, []byte(`"sabot-vision-profile"`), []byte(`"sabot-shuffler-profile"`), 1)
 		}},
-		{name: "future version", raw: func(b []byte) []byte { return bytes.Replace(b, []byte(`"version": 1`), []byte(`"version": 2`), 1) }},
+		{name: "future version", raw: func(b []byte) []byte { return bytes.Replace(b, []byte(`"version": 2`), []byte(`"version": 3`), 1) }},
 		{name: "camera size", change: func(p *VisionProfile) { p.Camera.Width = 0 }},
 		{name: "band size", change: func(p *VisionProfile) { p.BandWidth = 4 }},
 		{name: "card width", change: func(p *VisionProfile) { p.CardWidthPx = -1 }},
@@ -109,6 +109,7 @@ func TestVisionErrors(t *testing.T) {
 		{name: "index scale", change: func(p *VisionProfile) { p.IndexScale = 0 }},
 		{name: "template not a PNG", change: func(p *VisionProfile) { p.Cards["5d"] = Template{PNG: []byte("GIF89a"), ValidRows: 30} }},
 		{name: "valid rows", change: func(p *VisionProfile) { p.Back.ValidRows = 3 }},
+		{name: "top rows", change: func(p *VisionProfile) { p.Back.TopRows = 20 }},
 		{name: "checksum", raw: func(b []byte) []byte { return bytes.Replace(b, []byte(`"deck": "test"`), []byte(`"deck": "tesT"`), 1) }},
 		{name: "unknown field", raw: func(b []byte) []byte { return bytes.Replace(b, []byte(`"deck"`), []byte(`"colour": 1, "deck"`), 1) }},
 		{name: "truncated", raw: func(b []byte) []byte { return b[:len(b)/2] }},
@@ -178,7 +179,7 @@ func FuzzReadVision(f *testing.F) {
 	p := testProfile(f)
 	b, _ := json.Marshal(p)
 	f.Add(b)
-	f.Add([]byte(`{"format":"sabot-vision-profile","version":1}`))
+	f.Add([]byte(`{"format":"sabot-vision-profile","version":2}`))
 	f.Add([]byte(`{"cards":{"As":{"png":"iVBORw0KGgo=","valid_rows":3}}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := ReadVision(bytes.NewReader(b))

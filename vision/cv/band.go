@@ -137,7 +137,9 @@ const (
 
 // newFeat converts an 8-bit BGR band into features at full resolution (scale 1) or halved
 // (scale 2, averaging 2x2 blocks).
-func newFeat(band gocv.Mat, top, valid, scale, hp int) feat {
+//
+// A whole band (edges set) has its rim blanked (see blankRim) before the high-pass filter.
+func newFeat(band gocv.Mat, top, valid, scale, hp int, edges bool) feat {
 	px, _ := band.DataPtrUint8()
 	bw, bh := band.Cols(), band.Rows()
 	f := feat{w: bw / scale, h: bh / scale, top: (top + scale - 1) / scale, valid: valid / scale}
@@ -184,6 +186,9 @@ func newFeat(band gocv.Mat, top, valid, scale, hp int) feat {
 			f.c[c][i] *= k
 		}
 	}
+	if edges {
+		blankRim(&f)
+	}
 	f.c[3] = make([]float32, n)
 	for i := range f.c[3] {
 		f.c[3][i] = min(f.c[0][i], f.c[1][i], f.c[2][i])
@@ -195,6 +200,38 @@ func newFeat(band gocv.Mat, top, valid, scale, hp int) feat {
 	}
 	f.rowSums()
 	return f
+}
+
+// cornerRadius is the rounded corner left out of band comparisons, and rimWidth the strip along
+// the card's sides and top, as shares of the card's width.
+const cornerRadius, rimWidth = 0.08, 0.025
+
+// blankRim paints the band's rim, its two rounded top corners and a thin strip along its sides
+// and top, with the card's background: the card's outline shows the felt there, a pixel more or
+// less, on every card alike, and it would make any two look alike.
+func blankRim(f *feat) {
+	r := cornerRadius * float64(f.w)
+	n := int(math.Ceil(r))
+	m := int(math.Ceil(rimWidth * float64(f.w)))
+	for y := 0; y < f.h; y++ {
+		for x := 0; x < f.w/2; x++ {
+			out := x < m || y < m
+			if !out && x < n && y < n {
+				dx, dy := r-float64(x)-0.5, r-float64(y)-0.5
+				out = dx*dx+dy*dy > r*r
+			}
+			if !out {
+				if x >= n {
+					break
+				}
+				continue
+			}
+			for c := 0; c < 3; c++ {
+				f.c[c][y*f.w+x] = 1
+				f.c[c][y*f.w+f.w-1-x] = 1
+			}
+		}
+	}
 }
 
 // highPass subtracts a local mean (two passes of a box filter of radius r, close to a Gaussian)

@@ -77,7 +77,10 @@ func Calibrate(frames []CalibrationFrame, opt CalibrateOptions) (*calibration.Vi
 			return nil, fmt.Errorf("%w: %s is %dx%d, the other frames %dx%d", ErrCalibration, f.Name, f.Frame.Cols(), f.Frame.Rows(), p.Camera.Width, p.Camera.Height)
 		}
 		gocv.GaussianBlur(f.Frame, &blurred, image.Pt(5, 5), 1.5, 1.5, gocv.BorderReplicate)
-		g, err := registerShoe(blurred, minEdgeStep, bandW, 0)
+		g, err := registerShoe(blurred, minEdgeStep)
+		if err == nil && !g.bothSides() && isCard {
+			err = errors.New("a side of the card is outside the frame")
+		}
 		if err != nil {
 			if isCard {
 				return nil, fmt.Errorf("%w: %s: cannot find the card: %w", ErrCalibration, f.Name, err)
@@ -85,15 +88,20 @@ func Calibrate(frames []CalibrationFrame, opt CalibrateOptions) (*calibration.Vi
 			// A dark cut card may show no edges; it is then recognized without a template.
 			continue
 		}
-		top, valid := warpBand(f.Frame, &g.pose, bandW, bandH, &band)
-		if top > 0 {
+		if !g.bothSides() {
+			continue
+		}
+		width := g.widthAt(f.Frame.Rows())
+		ps := g.pose(width, bandW)
+		top, valid := warpBand(f.Frame, &ps, bandW, bandH, &band)
+		if top > maxTopRows {
 			return nil, fmt.Errorf("%w: %s: the card's top edge is outside the frame", ErrCalibration, f.Name)
 		}
 		buf, err := gocv.IMEncode(gocv.PNGFileExt, band)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: encoding: %w", ErrCalibration, f.Name, err)
 		}
-		t := calibration.Template{PNG: append([]byte(nil), buf.GetBytes()...), ValidRows: valid}
+		t := calibration.Template{PNG: append([]byte(nil), buf.GetBytes()...), TopRows: top, ValidRows: valid}
 		buf.Close()
 		switch f.Token {
 		case "CUT":
@@ -103,12 +111,12 @@ func Calibrate(frames []CalibrationFrame, opt CalibrateOptions) (*calibration.Vi
 			p.Back = &t
 			continue
 		}
-		widths = append(widths, g.widthPx)
+		widths = append(widths, width)
 		p.Cards[f.Token] = t
-		tm := makeTmpl(f.Token, &band, 0, valid)
+		tm := makeTmpl(f.Token, &band, top, valid)
 		i := card.MustParse(f.Token).Index()
 		fine[i], coarse[i] = tm.fine, tm.coarse
-		poses[i], sources[i] = g.pose, f.Frame
+		poses[i], sources[i] = ps, f.Frame
 	}
 	var missing []string
 	for _, c := range card.Deck() {
@@ -131,6 +139,7 @@ func Calibrate(frames []CalibrationFrame, opt CalibrateOptions) (*calibration.Vi
 	// The index area, at twice the band's resolution, for every card.
 	area := indexArea(rw, sw)
 	p.IndexArea = calibration.Rect{X0: area.x0, Y0: area.y0, X1: area.x1, Y1: area.y1}
+
 	p.IndexScale = indexScale
 	patch := gocv.NewMat()
 	defer patch.Close()
@@ -153,6 +162,11 @@ func Calibrate(frames []CalibrationFrame, opt CalibrateOptions) (*calibration.Vi
 	}
 	return p, nil
 }
+
+// maxTopRows is the most band rows a calibration frame may miss at the card's top (a corner of a
+// turned card just above the frame). They are its blank top margin, which the warp fills from the
+// frame's top row, near enough to the card's own for the index patch.
+const maxTopRows = bandH / 10
 
 // CalibrationFiles lists a calibration directory: the 52 card frames named by their code
 // (As.jpg … Kc.jpg; .png, .jpeg, .bmp also) and optionally CUT and BACK. A missing card is an

@@ -3,6 +3,7 @@ package cv
 import (
 	"errors"
 	"image"
+	"image/color"
 	"math"
 	"sort"
 
@@ -104,10 +105,10 @@ func fitLine(t, c []float64, tol, maxSlope float64) (line, int) {
 }
 
 var (
-	errNoLeftEdge  = errors.New("no card edge on the left")
-	errNoRightEdge = errors.New("no card edge on the right")
-	errNoTopEdge   = errors.New("no card top edge")
-	errCardSize    = errors.New("card too small or too large for this camera")
+	errNoSideEdge = errors.New("no card edge on either side")
+	errNoTopEdge  = errors.New("no card top edge")
+	errTopAbove   = errors.New("the card's top edge is above the reader window")
+	errCardSize   = errors.New("card too small or too large for this camera")
 )
 
 // edgeScan holds a frame's smoothed colour pixels for the edge scans of registerShoe.
@@ -129,6 +130,65 @@ func (e *edgeScan) gy(x, y int) int {
 	return maxStep(e.px, i-6*e.w, i+6*e.w)
 }
 
+// wideX and wideY are the colour steps across (x, y) over wideReach pixels each way: an edge
+// between the card and the felt keeps its step that far, a thin line drawn on the card (a
+// border, an ornament) does not.
+func (e *edgeScan) wideX(x, y int) int {
+	a, b := max(x-wideReach, 0), min(x+wideReach, e.w-1)
+	return maxStep(e.px, (y*e.w+a)*3, (y*e.w+b)*3)
+}
+
+func (e *edgeScan) wideY(x, y int) int {
+	a, b := max(y-wideReach, 0), min(y+wideReach, e.h-1)
+	return maxStep(e.px, (a*e.w+x)*3, (b*e.w+x)*3)
+}
+
+// stepEdge locates an edge along a scan of colour steps v, met first at index i going in
+// direction dir (1 or -1) from the outside: it climbs to the step's peak, then returns to where
+// the step first reached half the peak, which is where the card begins (a card's rim or shadow
+// widens a step, and its peak then wanders inside). Indexes stay within [lo, hi].
+func stepEdge(v []int, i, dir, lo, hi int) (pos float64, peak int) {
+	peak = i
+	for peak+dir >= lo && peak+dir <= hi && v[peak+dir] > v[peak] {
+		peak += dir
+	}
+	half := float64(v[peak]) / 2
+	j := peak
+	for j-dir >= lo && j-dir <= hi && float64(v[j-dir]) >= half {
+		j -= dir
+	}
+	// Between j-dir (under half) and j (at or over half), where half is crossed.
+	if k := j - dir; k >= lo && k <= hi {
+		a, b := float64(v[k]), float64(v[j])
+		if b > a {
+			return float64(k) + float64(dir)*(half-a)/(b-a), peak
+		}
+	}
+	return float64(j), peak
+}
+
+// wideReach is how far (pixels) either side of an edge its step must last.
+const wideReach = 7
+
+// colourAt is the blurred frame's colour at (x, y), clamped to the frame.
+func (e *edgeScan) colourAt(x, y int) [3]int {
+	x, y = max(0, min(e.w-1, x)), max(0, min(e.h-1, y))
+	i := (y*e.w + x) * 3
+	return [3]int{int(e.px[i]), int(e.px[i+1]), int(e.px[i+2])}
+}
+
+func colourDist(a, b [3]int) int {
+	m := 0
+	for c := range a {
+		d := a[c] - b[c]
+		if d < 0 {
+			d = -d
+		}
+		m = max(m, d)
+	}
+	return m
+}
+
 func maxStep(px []uint8, a, b int) int {
 	m := 0
 	for c := 0; c < 3; c++ {
@@ -143,20 +203,71 @@ func maxStep(px []uint8, a, b int) int {
 	return m
 }
 
-// shoeGeom is what registerShoe found.
+// shoeGeom is what registerShoe found: the card's side edges (x = a·y + b), either of which may
+// be missing (outside the window), and its top edge (y = a·x + b).
 type shoeGeom struct {
-	pose
 	left, right, top line
-	rightOK          bool
-	inliers          [3]int // left, right, top
-	samples          [3]int
+	leftOK, rightOK  bool
+	// theta is the card's rotation (radians; its top edge runs along (cos θ, sin θ)).
+	theta float64
+	// fit is the share of edge samples that lie on the edges found, worst of the edges.
+	fit float64
 }
 
-// registerShoe finds the card in a reader-window frame: its left, right and top edges (the card
-// enters the window top first, either end, with a small rotation), and from them the card's
-// top-left corner, its rotation and its width. minStep is the smallest colour step (0…255) that
-// counts as an edge. bandW is the band's width in pixels.
-func registerShoe(blurred gocv.Mat, minStep int, bandW int, knownWidthPx float64) (shoeGeom, error) {
+// bothSides reports whether both side edges were found, and so the card's width.
+func (g *shoeGeom) bothSides() bool { return g.leftOK && g.rightOK }
+
+// width is the distance between the side edges, in pixels (both must have been found), measured
+// at frame row y.
+func (g *shoeGeom) width(y float64) float64 {
+	return (g.right.at(y) - g.left.at(y)) * math.Cos(g.theta)
+}
+
+// widthAt is the card's width (both sides must have been found), measured half way between the
+// top-left corner and the bottom of a frame h rows high.
+func (g *shoeGeom) widthAt(h int) float64 {
+	_, cy := cornerOf(g.left, g.top)
+	return g.width(cy + 0.5*(float64(h)-cy))
+}
+
+// errOneSide says that only one side of the card was found, and its width could not be told.
+var errOneSide = errors.New("only one side of the card is in view")
+
+// pose maps the band onto the card for a card widthPx pixels wide: from the top-left corner
+// when the left edge was found, else from the top-right corner.
+func (g *shoeGeom) pose(widthPx float64, bandW int) pose {
+	c, sn := math.Cos(g.theta), math.Sin(g.theta)
+	var cx, cy float64
+	if g.leftOK {
+		cx, cy = cornerOf(g.left, g.top)
+	} else {
+		cx, cy = cornerOf(g.right, g.top)
+		cx, cy = cx-widthPx*c, cy-widthPx*sn
+	}
+	s := widthPx / float64(bandW)
+	return pose{h: [3][3]float64{{s * c, -s * sn, cx}, {s * sn, s * c, cy}, {0, 0, 1}}, widthPx: widthPx, fit: g.fit}
+}
+
+// cornerOf is where a side edge (x = side.a·y + side.b) meets the top edge (y = top.a·x + top.b).
+func cornerOf(side, top line) (float64, float64) {
+	y := (top.a*side.b + top.b) / (1 - top.a*side.a)
+	return side.at(y), y
+}
+
+// sideSample is one point of a side edge: the row and the column of the step.
+type sideSample struct{ t, c float64 }
+
+// registerShoe finds the card in a reader-window frame: its side edges and its top edge (the card
+// enters the window top first, either end, with a small rotation). minStep is the smallest colour
+// step (0…255) that counts as an edge.
+//
+// A side edge is the first strong, lasting colour step met scanning a row from the frame's side
+// in; the sides are fitted robustly and must be parallel. The top edge runs square to them (a
+// card is a rectangle, and the reader sees it without perspective): it is the topmost line square
+// to the sides on which enough column scans meet their first step, and where the side edges end
+// (a card's sides do not continue above its top). A line drawn on the card below a top edge that
+// lies above the window is thus never taken for the top.
+func registerShoe(blurred gocv.Mat, minStep int) (shoeGeom, error) {
 	var g shoeGeom
 	w, h := blurred.Cols(), blurred.Rows()
 	px, err := blurred.DataPtrUint8()
@@ -165,9 +276,7 @@ func registerShoe(blurred gocv.Mat, minStep int, bandW int, knownWidthPx float64
 	}
 	e := edgeScan{w: w, h: h, px: px, row: make([]int, max(w, h))}
 	var lt, lc, rt, rc []float64
-	// Left and right edges: scan rows in the lower two thirds, where a card in the window is
-	// surely present, from the outside in; the first strong step is the card's edge.
-	for y := h / 3; y < h-2; y += 3 {
+	for y := 2; y < h-2; y += 3 {
 		mx := 0
 		for x := 2; x < w-2; x++ {
 			e.row[x] = e.gx(x, y)
@@ -176,94 +285,344 @@ func registerShoe(blurred gocv.Mat, minStep int, bandW int, knownWidthPx float64
 		th := max(minStep, mx*3/10)
 		for x := 2; x < w/2; x++ {
 			if e.row[x] >= th {
-				for x+1 < w-2 && e.row[x+1] > e.row[x] {
-					x++
+				pos, peak := stepEdge(e.row, x, 1, 2, w-3)
+				if e.wideX(peak, y) >= th*2/3 {
+					lt, lc = append(lt, float64(y)), append(lc, pos)
 				}
-				lt, lc = append(lt, float64(y)), append(lc, float64(x))
 				break
 			}
 		}
 		for x := w - 3; x > w/2; x-- {
 			if e.row[x] >= th {
-				for x-1 > 2 && e.row[x-1] > e.row[x] {
-					x--
+				pos, peak := stepEdge(e.row, x, -1, 2, w-3)
+				if e.wideX(peak, y) >= th*2/3 {
+					rt, rc = append(rt, float64(y)), append(rc, pos)
 				}
-				rt, rc = append(rt, float64(y)), append(rc, float64(x))
 				break
 			}
 		}
 	}
 	const maxSlope = 0.15 // about 8.5°
-	g.samples = [3]int{len(lt), len(rt), 0}
-	g.left, g.inliers[0] = fitLine(lt, lc, 1.5, maxSlope)
-	if g.inliers[0] < max(6, len(lt)/3) {
-		return g, errNoLeftEdge
+	var nl, nr int
+	g.left, nl = fitLine(lt, lc, 1.5, maxSlope)
+	g.right, nr = fitLine(rt, rc, 1.5, maxSlope)
+	g.leftOK, g.rightOK = nl >= minSideSamples, nr >= minSideSamples
+	if g.leftOK && g.rightOK {
+		// The sides of a card are parallel, and both border the felt: when they are not, or
+		// when what lies outside one differs from what lies outside the other, one of them is
+		// a line of the card's drawing (its own side being outside the window). Keep the side
+		// with the stronger step between the card and what lies outside.
+		outL, inL := e.sideColours(g.left, lt, lc, -1)
+		outR, inR := e.sideColours(g.right, rt, rc, 1)
+		cl, cr := colourDist(outL, inL), colourDist(outR, inR)
+		if math.Abs(g.left.a-g.right.a) > 0.045 || colourDist(outL, outR) > min(cl, cr)*6/10 {
+			if cl >= cr {
+				g.rightOK = false
+			} else {
+				g.leftOK = false
+			}
+		}
 	}
-	g.right, g.inliers[1] = fitLine(rt, rc, 1.5, maxSlope)
-	g.rightOK = g.inliers[1] >= max(6, len(rt)/3)
-	// Top edge: scan columns between the side edges, away from the rounded corners.
+	if !g.leftOK && !g.rightOK {
+		return g, errNoSideEdge
+	}
+	// The card's rotation, from the side edges (x = a·y + b runs along (a, 1)).
+	switch {
+	case g.leftOK && g.rightOK:
+		g.theta = -(math.Atan(g.left.a)*float64(nl) + math.Atan(g.right.a)*float64(nr)) / float64(nl+nr)
+	case g.leftOK:
+		g.theta = -math.Atan(g.left.a)
+	default:
+		g.theta = -math.Atan(g.right.a)
+	}
+	// Where each side edge begins: its topmost samples on the line.
+	sideTop := func(l line, ts, cs []float64) float64 {
+		var ys []float64
+		for i := range ts {
+			if math.Abs(l.at(ts[i])-cs[i]) <= 1.5 {
+				ys = append(ys, ts[i])
+			}
+		}
+		sort.Float64s(ys)
+		return ys[min(1, len(ys)-1)]
+	}
+	var lTop, rTop float64
+	if g.leftOK {
+		lTop = sideTop(g.left, lt, lc)
+	}
+	if g.rightOK {
+		rTop = sideTop(g.right, rt, rc)
+	}
+	// The felt's colour: what lies just outside the side edges.
+	var felt [3]int
+	switch {
+	case g.leftOK && g.rightOK:
+		fl, _ := e.sideColours(g.left, lt, lc, -1)
+		fr, _ := e.sideColours(g.right, rt, rc, 1)
+		for c := range felt {
+			felt[c] = (fl[c] + fr[c]) / 2
+		}
+	case g.leftOK:
+		felt, _ = e.sideColours(g.left, lt, lc, -1)
+	default:
+		felt, _ = e.sideColours(g.right, rt, rc, 1)
+	}
+	// Top edge: scan columns between the sides, away from the rounded corners.
 	mid := float64(h) / 2
-	x0 := int(g.left.at(mid)) + w/12
-	x1 := w - 3
+	x0, x1 := 2, w-3
+	if g.leftOK {
+		x0 = int(g.left.at(mid)) + w/12
+	}
 	if g.rightOK {
 		x1 = int(g.right.at(mid)) - w/12
-	} else if knownWidthPx > 0 {
-		x1 = min(x1, int(g.left.at(mid)+knownWidthPx)-w/12)
 	}
-	var tt, tc []float64
+	// The top edge is a step between the same card and the same felt as the sides: a column
+	// crossing strong ink (a word on a cut card) must not hide a faint top.
+	edgeStrength := 255
+	if g.leftOK {
+		edgeStrength = e.sideStrength(g.left, lt, lc)
+	}
+	if g.rightOK {
+		edgeStrength = min(edgeStrength, e.sideStrength(g.right, rt, rc))
+	}
+	var tt, tc, scanned []float64
 	for x := max(x0, 2); x < min(x1, w-2); x += 3 {
+		scanned = append(scanned, float64(x))
 		mx := 0
 		for y := 2; y < h-2; y++ {
 			e.row[y] = e.gy(x, y)
 			mx = max(mx, e.row[y])
 		}
-		th := max(minStep, mx*3/10)
-		for y := 2; y < h/2; y++ {
+		th := max(minStep, min(mx*3/10, edgeStrength/2))
+		for y := 2; y < h*3/4; y++ {
 			if e.row[y] >= th {
-				for y+1 < h-2 && e.row[y+1] > e.row[y] {
-					y++
+				// The top edge at its step's peak: the slide's motion blur smears it evenly
+				// about the edge.
+				_, peak := stepEdge(e.row, y, 1, 2, h-3)
+				if e.wideY(x, peak) >= th*2/3 {
+					tt, tc = append(tt, float64(x)), append(tc, float64(peak))
 				}
-				tt, tc = append(tt, float64(x)), append(tc, float64(y))
 				break
 			}
 		}
 	}
-	g.samples[2] = len(tt)
-	g.top, g.inliers[2] = fitLine(tt, tc, 1.5, maxSlope)
-	if g.inliers[2] < max(5, len(tt)/3) {
+	// The top edge is square to the sides: y = slope·x + b with slope = tan θ. Each column's
+	// step proposes b; the topmost b that enough columns agree on, and that the side edges end
+	// at, is the top.
+	slope := math.Tan(g.theta)
+	bs := make([]float64, len(tt))
+	for i := range tt {
+		bs[i] = tc[i] - slope*tt[i]
+	}
+	order := make([]int, len(bs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(i, j int) bool { return bs[order[i]] < bs[order[j]] })
+	need := max(minTopSamples, len(bs)/8)
+	const tol = 2.0
+	above := false
+	found := false
+	for k := 0; k < len(order) && !found; k++ {
+		b0 := bs[order[k]]
+		n := 0
+		var sum float64
+		for j := k; j < len(order) && bs[order[j]] <= b0+2*tol; j++ {
+			n++
+			sum += bs[order[j]]
+		}
+		if n < need {
+			continue
+		}
+		top := line{slope, sum / float64(n)}
+		// The sides must begin below this line (past the rounded corners), and what lies above
+		// it must be the felt:
+		// else it is a line on the card, and the card's own top is higher (perhaps above the
+		// window).
+		// A card's top edge is the first step in nearly every column it crosses inside the
+		// window; a line that a few columns of the card's drawing happen to agree on is not.
+		covered := coveredCols(top, scanned)
+		if n < covered/2 {
+			above = true
+			continue
+		}
+		if covered < len(scanned)/2 && n < len(scanned)*6/10 {
+			// The line runs mostly along or above the window's top edge, where nothing shows
+			// above it: it is the card's top only when a corner of the card shows below it,
+			// a side edge ending short of the window's top.
+			corner := false
+			for _, sd := range []struct {
+				ok bool
+				l  line
+			}{{g.leftOK, g.left}, {g.rightOK, g.right}} {
+				if sd.ok && top.at(sd.l.at(0)) >= 0 && !e.sideReachesTop(sd.l, edgeStrength) {
+					corner = true
+				}
+			}
+			if !corner {
+				above = true
+				continue
+			}
+		}
+		if (g.leftOK && lTop < top.at(g.left.at(lTop))+minCornerDrop) || (g.rightOK && rTop < top.at(g.right.at(rTop))+minCornerDrop) || !e.feltAbove(top, tt, tc, felt) {
+			above = true
+			continue
+		}
+		g.top, found = top, true
+		// Refine over the columns on it: the line's height, and its slope when they spread
+		// wide enough to tell it.
+		var xs, ys []float64
+		for i := range tt {
+			if math.Abs(top.at(tt[i])-tc[i]) <= tol {
+				xs, ys = append(xs, tt[i]), append(ys, tc[i])
+			}
+		}
+		if l, n := fitLine(xs, ys, tol, maxSlope); n >= need && math.Abs(l.a-slope) < 0.02 {
+			g.top = l
+		}
+		g.fit = float64(n) / float64(len(bs))
+	}
+	if !found {
+		if above || (g.leftOK && lTop < 6) || (g.rightOK && rTop < 6) {
+			return g, errTopAbove
+		}
 		return g, errNoTopEdge
 	}
-	// Corner: x = left.a·y + left.b and y = top.a·x + top.b.
-	cy := (g.top.a*g.left.b + g.top.b) / (1 - g.top.a*g.left.a)
-	cx := g.left.at(cy)
-	thTop := math.Atan(g.top.a)
-	thLeft := -math.Atan(g.left.a)
-	theta := (thTop + thLeft) / 2
-	var width float64
-	if g.rightOK {
-		theta = (thTop + thLeft - math.Atan(g.right.a)) / 3
-		y := cy + 0.5*float64(h-int(cy))
-		width = (g.right.at(y) - g.left.at(y)) * math.Cos(theta)
-	} else if knownWidthPx > 0 {
-		width = knownWidthPx
-	} else {
-		return g, errNoRightEdge
+	if g.bothSides() {
+		cy, _ := cornerOf(g.left, g.top)
+		width := g.width(cy + 0.5*(float64(h)-cy))
+		if width < float64(w)/5 || width > float64(w)*1.2 {
+			return g, errCardSize
+		}
 	}
-	if width < float64(w)/5 || width > float64(w)*1.2 {
-		return g, errCardSize
-	}
-	s := width / float64(bandW)
-	c, sn := math.Cos(theta), math.Sin(theta)
-	g.h = [3][3]float64{{s * c, -s * sn, cx}, {s * sn, s * c, cy}, {0, 0, 1}}
-	g.widthPx = width
-	fits := []float64{float64(g.inliers[0]) / float64(len(lt)), float64(g.inliers[2]) / float64(len(tt))}
-	if g.rightOK {
-		fits = append(fits, float64(g.inliers[1])/float64(len(rt)))
-	}
-	sort.Float64s(fits)
-	g.fit = fits[0]
 	return g, nil
 }
+
+// feltAbove reports whether, at the column scans (xs, ys) that lie on the line top, what lies just
+// above the line looks like the felt (colour felt) rather than like the card below it. Columns
+// whose line is at the frame's top edge say nothing; with none left, the answer is yes.
+func (e *edgeScan) feltAbove(top line, xs, ys []float64, felt [3]int) bool {
+	var up, down []int
+	for i := range xs {
+		y := top.at(xs[i])
+		if math.Abs(y-ys[i]) > 2 || y < 6 {
+			continue
+		}
+		x := int(xs[i])
+		up = append(up, colourDist(e.colourAt(x, int(y)-5), felt))
+		down = append(down, colourDist(e.colourAt(x, int(y)+5), felt))
+	}
+	if len(up) == 0 {
+		return true
+	}
+	sort.Ints(up)
+	sort.Ints(down)
+	return up[len(up)/2]*2 < down[len(down)/2]
+}
+
+// sideColours are the median colours just outside and just inside a side edge (x = l.at(y)),
+// over the row scans (ts, cs) that lie on it; out is -1 for the left edge, 1 for the right. The
+// outside is taken nearer the edge where the frame ends sooner, and not at all closer than 3
+// pixels from the frame's side.
+func (e *edgeScan) sideColours(l line, ts, cs []float64, out int) (outside, inside [3]int) {
+	var o, in [][3]int
+	for i := range ts {
+		if math.Abs(l.at(ts[i])-cs[i]) > 1.5 {
+			continue
+		}
+		x, y := int(cs[i]), int(ts[i])
+		reach := sideReach
+		if out < 0 {
+			reach = min(reach, x)
+		} else {
+			reach = min(reach, e.w-1-x)
+		}
+		if reach < 3 {
+			continue
+		}
+		o = append(o, e.colourAt(x+out*reach, y))
+		in = append(in, e.colourAt(x-out*sideReach, y))
+	}
+	return medianColour(o), medianColour(in)
+}
+
+// sideStrength is the median peak colour step across a side edge over the row scans that lie on it.
+func (e *edgeScan) sideStrength(l line, ts, cs []float64) int {
+	var v []int
+	for i := range ts {
+		if math.Abs(l.at(ts[i])-cs[i]) <= 1.5 {
+			// The step's peak, a little inside the edge.
+			m := 0
+			for x := max(int(cs[i])-3, 2); x <= min(int(cs[i])+3, e.w-3); x++ {
+				m = max(m, e.gx(x, int(ts[i])))
+			}
+			v = append(v, m)
+		}
+	}
+	if len(v) == 0 {
+		return 255
+	}
+	sort.Ints(v)
+	return v[len(v)/2]
+}
+
+// sideReach is how far from a side edge (pixels) the colours either side of it are taken: past
+// a drawn card's shadow or antialiased rim.
+const sideReach = 8
+
+// sideReachesTop reports whether a side edge (x = l.a·y + l.b) goes on to the frame's top rows:
+// a step of half the edge's strength within a pixel of it in rows 1 to 3.
+func (e *edgeScan) sideReachesTop(l line, strength int) bool {
+	k := 0
+	for y := 1; y <= 3; y++ {
+		x0 := int(math.Round(l.at(float64(y))))
+		m := 0
+		for x := max(x0-2, 3); x <= min(x0+2, e.w-4); x++ {
+			m = max(m, e.gx(x, y))
+		}
+		if 2*m >= strength {
+			k++
+		}
+	}
+	return k >= 2
+}
+
+// coveredCols counts the columns scanned (at xs) at which the line top lies inside the frame.
+func coveredCols(top line, xs []float64) int {
+	k := 0
+	for _, x := range xs {
+		if top.at(x) >= 3 {
+			k++
+		}
+	}
+	return k
+}
+
+// medianColour is the per-channel median of colours.
+func medianColour(cs [][3]int) [3]int {
+	var out [3]int
+	if len(cs) == 0 {
+		return out
+	}
+	v := make([]int, len(cs))
+	for c := range out {
+		for i := range cs {
+			v[i] = cs[i][c]
+		}
+		sort.Ints(v)
+		out[c] = v[len(v)/2]
+	}
+	return out
+}
+
+// minCornerDrop is how far (pixels) below its top edge a card's side edge begins at the least:
+// a card's corners are rounded, and its sides run straight only below the curve (less a little,
+// for a corner so tight that the curve's end meets the line, seen every third row).
+const minCornerDrop = -2
+
+// minSideSamples and minTopSamples are the fewest row (column) scans that must agree on a side
+// (the top) edge.
+const minSideSamples, minTopSamples = 6, 5
 
 // side is one straight stretch of a card's outline, as a line through two points.
 type side struct {
@@ -297,7 +656,14 @@ func findTableCard(blurred gocv.Mat, bandW int, aspect float64) ([]pose, error) 
 	if best < 0 {
 		return nil, errors.New("no card found on the table")
 	}
-	sides := outlineSides(contours.At(best), fw, fh)
+	// A card is convex: its outline is the hull of what stands out, whatever of its drawing
+	// happens to match the felt (a notch where a figure meets the border, a hole inside).
+	outline, err := convexOutline(contours.At(best), fw, fh)
+	if err != nil {
+		return nil, err
+	}
+	defer outline.Close()
+	sides := outlineSides(outline.At(0), fw, fh)
 	if len(sides) < 2 {
 		return nil, errors.New("no card outline on the table")
 	}
@@ -343,6 +709,36 @@ func findTableCard(blurred gocv.Mat, bandW int, aspect float64) ([]pose, error) 
 		return nil, errors.New("the shape found is not a card")
 	}
 	return poses, nil
+}
+
+// convexOutline redraws a contour as its convex hull, filled in a fw x fh mask, and returns the
+// hull's own dense outline (the caller closes it).
+func convexOutline(c gocv.PointVector, fw, fh int) (gocv.PointsVector, error) {
+	hull := gocv.NewMat()
+	defer hull.Close()
+	gocv.ConvexHull(c, &hull, true, false)
+	pts := c.ToPoints()
+	var poly []image.Point
+	for i := 0; i < hull.Rows(); i++ {
+		k := int(hull.GetIntAt(i, 0))
+		if k >= 0 && k < len(pts) {
+			poly = append(poly, pts[k])
+		}
+	}
+	if len(poly) < 3 {
+		return gocv.PointsVector{}, errors.New("no card outline on the table")
+	}
+	mask := gocv.NewMatWithSize(fh, fw, gocv.MatTypeCV8U)
+	defer mask.Close()
+	pv := gocv.NewPointsVectorFromPoints([][]image.Point{poly})
+	defer pv.Close()
+	gocv.FillPoly(&mask, pv, color.RGBA{255, 255, 255, 0})
+	out := gocv.FindContours(mask, gocv.RetrievalExternal, gocv.ChainApproxNone)
+	if out.Size() == 0 {
+		out.Close()
+		return gocv.PointsVector{}, errors.New("no card outline on the table")
+	}
+	return out, nil
 }
 
 // cardMask separates what lies on the felt from the felt: the felt is the frame's median colour,

@@ -32,23 +32,29 @@ func Locate(frame gocv.Mat, p *calibration.VisionProfile) (Location, error) {
 	blurred := gocv.NewMat()
 	defer blurred.Close()
 	gocv.GaussianBlur(frame, &blurred, image.Pt(5, 5), 1.5, 1.5, gocv.BorderReplicate)
-	known := 0.0
-	if p != nil {
-		known = p.CardWidthPx
-	}
-	g, err := registerShoe(blurred, minEdgeStep, bandW, known)
+	g, err := registerShoe(blurred, minEdgeStep)
 	if err != nil {
 		return Location{}, fmt.Errorf("vision: no card in the reader window: %w", err)
 	}
+	var width float64
+	switch {
+	case g.bothSides():
+		width = g.widthAt(frame.Rows())
+	case p != nil:
+		width = p.CardWidthPx
+	default:
+		return Location{}, fmt.Errorf("vision: no card in the reader window: %w", errOneSide)
+	}
+	ps := g.pose(width, bandW)
 	outline := func(r rect) [4]image.Point {
 		var q [4]image.Point
 		for i, c := range [4][2]int{{r.x0, r.y0}, {r.x1, r.y0}, {r.x1, r.y1}, {r.x0, r.y1}} {
-			x, y := g.apply(float64(c[0]), float64(c[1]))
+			x, y := ps.apply(float64(c[0]), float64(c[1]))
 			q[i] = image.Pt(int(x+0.5), int(y+0.5))
 		}
 		return q
 	}
-	loc := Location{Band: outline(rect{0, 0, bandW, bandH}), WidthPx: g.widthPx, Fit: g.fit}
+	loc := Location{Band: outline(rect{0, 0, bandW, bandH}), WidthPx: width, Fit: g.fit}
 	if p != nil {
 		loc.Rank = outline(rect{p.Rank.X0, p.Rank.Y0, p.Rank.X1, p.Rank.Y1})
 		if !p.Suit.Empty() {
@@ -111,8 +117,12 @@ func CaptureCalibration(ctx context.Context, src Source, order []string, progres
 			return fail(err)
 		} else {
 			gocv.GaussianBlur(frame, &blurred, image.Pt(5, 5), 1.5, 1.5, gocv.BorderReplicate)
-			g, rerr := registerShoe(blurred, minEdgeStep, bandW, 0)
-			placed := rerr == nil && g.rightOK && g.h[1][2] >= 0 && g.h[1][2] < float64(frame.Rows())/5
+			g, rerr := registerShoe(blurred, minEdgeStep)
+			placed := false
+			if rerr == nil && g.bothSides() {
+				_, cy := cornerOf(g.left, g.top)
+				placed = cy >= 0 && cy < float64(frame.Rows())/5
+			}
 			switch {
 			case placed:
 				inPassage, empty = true, 0

@@ -21,10 +21,12 @@ const blurSigma = 1.0
 type tmpl struct {
 	name         string
 	fine, coarse feat
+	// rim is the card's rim against its inside, per channel (see rimContrast).
+	rim [3]float64
 }
 
 // Radii of the high-pass filters (in band pixels) for the fine and coarse features.
-const hpFine, hpCoarse = 0, 8
+const hpFine, hpCoarse = 16, 8
 
 // suitVariants is how many blurs of each card's index the suit is read against: as calibrated,
 // and smeared along the slide by a card pulled fast (motionBlur pixels of the index patch). A
@@ -43,13 +45,14 @@ const indexBlur = 1.2
 // indexFeat turns an 8-bit BGR index patch into features (it blurs patch in place).
 func indexFeat(patch *gocv.Mat) feat {
 	gocv.GaussianBlur(*patch, patch, image.Pt(0, 0), indexBlur, indexBlur, gocv.BorderReplicate)
-	return newFeat(*patch, 0, patch.Rows(), 1, 0)
+	return newFeat(*patch, 0, patch.Rows(), 1, 0, false)
 }
 
 // makeTmpl turns an 8-bit BGR band into a template (it blurs band in place).
 func makeTmpl(name string, band *gocv.Mat, top, valid int) tmpl {
 	gocv.GaussianBlur(*band, band, image.Pt(0, 0), blurSigma, blurSigma, gocv.BorderReplicate)
-	return tmpl{name: name, fine: newFeat(*band, top, valid, 1, hpFine), coarse: newFeat(*band, top, valid, 2, hpCoarse)}
+	return tmpl{name: name, fine: newFeat(*band, top, valid, 1, hpFine, true), coarse: newFeat(*band, top, valid, 2, hpCoarse, true),
+		rim: rimContrast(*band, top, valid)}
 }
 
 // model is a profile made ready for matching.
@@ -114,7 +117,7 @@ func newModel(p *calibration.VisionProfile) (*model, error) {
 		if band.Cols() != bandW || band.Rows() != bandH {
 			return tmpl{}, fmt.Errorf("vision: profile template %s is %dx%d", name, band.Cols(), band.Rows())
 		}
-		return makeTmpl(name, &band, 0, t.ValidRows), nil
+		return makeTmpl(name, &band, t.TopRows, t.ValidRows), nil
 	}
 	if p.IndexScale != indexScale {
 		return nil, fmt.Errorf("vision: profile index scale %d, this build uses %d: recalibrate", p.IndexScale, indexScale)
@@ -352,14 +355,27 @@ func findWindows(cards []feat) (rankWin, suitWin rect, sep float64, err error) {
 			}
 		}
 	}
-	rankWin = best
 	sep = math.Inf(1)
 	for i := range rankPairs {
 		sep = math.Min(sep, rankPairs[i].sum(best))
 	}
+	// The window that separates the ranks best may cut through a wide glyph (a "10"): grow it
+	// over whatever of the glyphs lies next to it, so that a rank is read whole.
+	between := make([]float64, n)
+	for p := 0; p < n; p++ {
+		var m, mm float64
+		for r := 0; r < 13; r++ {
+			m += rankMean[r][p] / 13
+			mm += rankMean[r][p] * rankMean[r][p] / 13
+		}
+		between[p] = (mm - m*m) / noiseR[p]
+	}
+	g := w * 4 / 100
+	lim := rect{max(w*3/100, best.x0-g), max(w*3/100, best.y0-g), min(w-w*3/100, best.x1+g), min(h, best.y1+g)}
+	rankWin = grow(best, between, w, lim, glyphShare)
 	// The suit symbol sits under the rank, about as wide.
 	d := w * 3 / 100
-	area := rect{max(0, rankWin.x0-d), rankWin.y0, min(w, rankWin.x1+d), min(h, rankWin.y1+w*30/100)}
+	area := rect{max(0, best.x0-d), best.y0, min(w, best.x1+d), min(h, best.y1+w*30/100)}
 	bestScore = math.Inf(-1)
 	for x0 := area.x0; x0 < area.x1; x0++ {
 		for x1 := x0 + w*4/100; x1 <= area.x1; x1++ {
@@ -376,17 +392,64 @@ func findWindows(cards []feat) (rankWin, suitWin rect, sep float64, err error) {
 	return rankWin, suitWin, sep, nil
 }
 
+// glyphShare is the least signal, as a share of the strongest in a window, that a strip next to
+// the window must hold for grow to take it in.
+const glyphShare = 0.3
+
+// grow widens r one row or column at a time, within lim, while the strip it would take in holds
+// a pixel whose signal (a per-pixel plane w wide) reaches share of the strongest inside r.
+func grow(r rect, signal []float64, w int, lim rect, share float64) rect {
+	peak := 0.0
+	for y := r.y0; y < r.y1; y++ {
+		for x := r.x0; x < r.x1; x++ {
+			peak = max(peak, signal[y*w+x])
+		}
+	}
+	th := share * peak
+	strip := func(s rect) bool {
+		for y := s.y0; y < s.y1; y++ {
+			for x := s.x0; x < s.x1; x++ {
+				if signal[y*w+x] >= th {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for changed := true; changed; {
+		changed = false
+		if r.x0 > lim.x0 && strip(rect{r.x0 - 1, r.y0, r.x0, r.y1}) {
+			r.x0--
+			changed = true
+		}
+		if r.x1 < lim.x1 && strip(rect{r.x1, r.y0, r.x1 + 1, r.y1}) {
+			r.x1++
+			changed = true
+		}
+		if r.y0 > lim.y0 && strip(rect{r.x0, r.y0 - 1, r.x1, r.y0}) {
+			r.y0--
+			changed = true
+		}
+		if r.y1 < lim.y1 && strip(rect{r.x0, r.y1, r.x1, r.y1 + 1}) {
+			r.y1++
+			changed = true
+		}
+	}
+	return r
+}
+
 // cornerRects lists the candidate rank windows at one top corner: starting within an eighth of
 // the card's width from its side and a seventh from its top, and no larger than an index can be.
+// A window keeps 3% of the width off the card's edges, where a card seen a pixel off shows felt.
 func cornerRects(w, h int, right bool) []rect {
 	var out []rect
-	for a := 0; a <= w*12/100; a++ { // the window's outer side, from the card's edge
+	for a := w * 3 / 100; a <= w*12/100; a++ { // the window's outer side, off the card's edge
 		for b := a + w*5/100; b <= min(a+w*22/100, cornerW); b++ { // its inner side
 			x0, x1 := a, b
 			if right {
 				x0, x1 = w-b, w-a
 			}
-			for y0 := 0; y0 <= w*15/100; y0 += 2 {
+			for y0 := w * 3 / 100; y0 <= w*15/100; y0 += 2 {
 				for y1 := y0 + w*8/100; y1 <= min(y0+w*30/100, cornerH, h); y1 += 2 {
 					out = append(out, rect{x0, y0, x1, y1})
 				}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"math"
 	"sort"
 	"time"
 
@@ -77,6 +78,8 @@ type analysis struct {
 	smooth, edge float64
 	// frame is the frame's band as features (shoe view), for the slower checks decide may need.
 	frame *tmpl
+	// bothSides is set when both of the card's side edges were seen (shoe view).
+	bothSides bool
 }
 
 type candScores struct {
@@ -149,7 +152,7 @@ func (r *Recognizer) analyze(frame gocv.Mat) analysis {
 	switch r.view {
 	case vision.Shoe:
 		gocv.GaussianBlur(frame, &r.blurred, image.Pt(5, 5), 1.5, 1.5, gocv.BorderReplicate)
-		g, err := registerShoe(r.blurred, minEdgeStep, bandW, r.m.widthPx)
+		g, err := registerShoe(r.blurred, minEdgeStep)
 		if err != nil {
 			a.err = err
 			_, a.emptyStep = edgeStats(r.blurred, minEdgeStep)
@@ -157,14 +160,17 @@ func (r *Recognizer) analyze(frame gocv.Mat) analysis {
 			a.smooth, a.edge = smoothCentre(r.blurred), straightEdge(r.blurred)
 			return a
 		}
-		a.pose = g.pose
+		a.bothSides = g.bothSides()
+		if a.bothSides {
+			a.pose = g.pose(g.widthAt(frame.Rows()), bandW)
+		} else {
+			a.pose = r.fitWidth(frame, &g)
+		}
 		a.top, a.valid = warpBand(frame, &a.pose, bandW, bandH, &r.band)
 		f := makeTmpl("frame", &r.band, a.top, a.valid)
 		a.frame = &f
 		a.index = r.scoreIndex(r.indexPatch(frame, &a.pose))
-		// The other end needs looking at only when the index is not read plainly.
-		rankOK, suitOK := r.indexRead(&a.index)
-		a.scores = r.score(&f, !(rankOK && suitOK), &a.index)
+		a.scores = r.score(&f, true, &a.index)
 		a.topInk = cornerInk(&f.fine)
 	case vision.Table:
 		gocv.GaussianBlur(frame, &r.blurred, image.Pt(5, 5), 1.5, 1.5, gocv.BorderReplicate)
@@ -220,9 +226,12 @@ func (r *Recognizer) analyze(frame gocv.Mat) analysis {
 }
 
 // score compares a frame's band with every template: the whole band at half resolution, as
-// seen from the same end and (for a shoe, when the card's length is known) from the other end;
-// then the short list of best candidates again at full resolution.
-func (r *Recognizer) score(f *tmpl, withRot bool, index *indexScores) []candScores {
+// seen from the same end and (when rot is set and the card's length is known) from the other
+// end; then the short list of best candidates, and the four cards of the index's two best ranks,
+// again at full resolution. A card seen from its other end is compared with its template over
+// the part of the card both show (see nccRot): a card's face need not look the same from both
+// ends (the seven's odd pip, a court figure drawn once), so a face is judged at its best end.
+func (r *Recognizer) score(f *tmpl, rot bool, index *indexScores) []candScores {
 	m := r.m
 	out := make([]candScores, 0, 54)
 	all := make([]*tmpl, 0, 54)
@@ -238,28 +247,31 @@ func (r *Recognizer) score(f *tmpl, withRot bool, index *indexScores) []candScor
 		all = append(all, m.back)
 		out = append(out, candScores{i: -2, fine: -1, fineSame: -1, fineRot: -1, rot: -1})
 	}
-	rot := withRot && m.length > 0
 	for k, t := range all {
 		out[k].same = nccRows(&f.coarse, &t.coarse, 0, bandH)
-		if rot {
-			out[k].rot = r.rotScore(&f.coarse, &t.coarse, m.length, 1)
+		switch {
+		case !rot:
+		case out[k].i == -2:
+			// The back's length is searched for: a back need not be drawn to the faces' size,
+			// and a back with no symmetry gives the faces' length no check.
+			out[k].rot, out[k].rotLen = rotScoreSpan(&f.coarse, &t.coarse, bandW/2*115/100, bandW/2*190/100)
+		case m.length > 0:
+			out[k].rot, out[k].rotLen = rotScoreLen(&f.coarse, &t.coarse, m.length, 1)
 		}
 	}
-	// The short list: the best few by either correlation, and the four cards of the best two
-	// ranks by the index.
+	rot = rot && m.length > 0
+	// The short list: the best few cards by either end, and the four cards of the index's best
+	// two ranks.
+	order := make([]int, 52)
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool {
+		return max(out[order[a]].same, out[order[a]].rot) > max(out[order[b]].same, out[order[b]].rot)
+	})
 	pick := map[int]bool{}
-	for _, key := range []func(c candScores) float64{
-		func(c candScores) float64 { return c.same },
-		func(c candScores) float64 { return c.rot },
-	} {
-		order := make([]int, 52)
-		for i := range order {
-			order[i] = i
-		}
-		sort.Slice(order, func(a, b int) bool { return key(out[order[a]]) > key(out[order[b]]) })
-		for _, i := range order[:shortList] {
-			pick[i] = true
-		}
+	for _, i := range order[:shortList] {
+		pick[i] = true
 	}
 	if index != nil {
 		r1, r2 := best2(index.rank[:])
@@ -267,23 +279,44 @@ func (r *Recognizer) score(f *tmpl, withRot bool, index *indexScores) []candScor
 			pick[r1*4+s], pick[r2*4+s] = true, true
 		}
 	}
+	for k := 52; k < len(all); k++ {
+		pick[k] = true
+	}
 	for k := range pick {
 		t := all[k]
 		out[k].fineSame = nccRows(&f.fine, &t.fine, 0, bandH)
 		out[k].fine = out[k].fineSame
-		if rot {
-			out[k].fineRot, out[k].rotLen = r.rotScoreLen(&f.fine, &t.fine, 2*m.length, 3)
+		if out[k].rotLen > 0 {
+			out[k].fineRot, out[k].rotLen = rotScoreLen(&f.fine, &t.fine, 2*out[k].rotLen, 1)
 			out[k].fine = max(out[k].fine, out[k].fineRot)
 		}
 	}
 	return out
 }
 
-// rotScoreLen is rotScore, also returning the length at which it was best.
-func (r *Recognizer) rotScoreLen(f, t *feat, length, slack int) (float64, int) {
+// rotScoreSpan is rotScoreLen over the lengths [lo, hi], where the part both show is at least a
+// third of the band.
+func rotScoreSpan(f, t *feat, lo, hi int) (float64, int) {
 	best, bl := -1.0, 0
+	for l := lo; l <= hi; l++ {
+		y0 := max(0, l-f.valid, t.top)
+		if t.valid-y0 < t.h/3 {
+			continue
+		}
+		if s := nccRot(f, t, rect{0, y0, t.w, t.valid}, l); s > best {
+			best, bl = s, l
+		}
+	}
+	return best, bl
+}
+
+// rotScoreLen is the best correlation of the frame f (a card seen from its other end) with a
+// template t over the part of the card both show, for card lengths within slack of length, and
+// the length at which it was best.
+func rotScoreLen(f, t *feat, length, slack int) (float64, int) {
+	best, bl := -1.0, length
 	for l := length - slack; l <= length+slack; l++ {
-		y0 := max(0, l-f.valid)
+		y0 := max(0, l-f.valid, t.top)
 		if t.valid-y0 < t.w/10 {
 			continue
 		}
@@ -296,22 +329,6 @@ func (r *Recognizer) rotScoreLen(f, t *feat, length, slack int) (float64, int) {
 
 // shortList is how many candidates of each kind are compared again at full resolution.
 const shortList = 5
-
-// rotScore is the best correlation of the frame (a card seen from its other end) with a template
-// over the part of the card both show, for card lengths within slack of length.
-func (r *Recognizer) rotScore(f, t *feat, length, slack int) float64 {
-	best := -1.0
-	for l := length - slack; l <= length+slack; l++ {
-		y0 := max(0, l-f.valid)
-		if t.valid-y0 < t.w/10 {
-			continue
-		}
-		if s := nccRot(f, t, rect{0, y0, t.w, t.valid}, l); s > best {
-			best = s
-		}
-	}
-	return best
-}
 
 // best2 returns the indexes of the largest and second largest values.
 func best2(v []float64) (int, int) {
@@ -344,22 +361,12 @@ func (r *Recognizer) indexPatch(frame gocv.Mat, p *pose) *feat {
 // outline puts it.
 const maxShift = 5
 
-// scoreIndex correlates the frame's index patch with every rank template, and with the four
-// cards of the two best ranks in the suit window. The patch is aligned once, on the mean of all
-// the cards' patches; each template is then tried within a pixel of that alignment.
-func (r *Recognizer) scoreIndex(f *feat) indexScores {
-	var s indexScores
+// align finds where a frame's index patch sits against the mean of all the cards' patches: the
+// best correlation over shifts of up to maxShift pixels (every other pixel, then around the best),
+// and that shift.
+func (r *Recognizer) align(f *feat) (best float64, bx, by int) {
 	m := r.m
-	for v := range s.card {
-		for i := range s.card[v] {
-			s.card[v][i] = -2
-		}
-	}
-	for i := range s.rank {
-		s.rank[i] = -1
-	}
-	// Align: every other pixel over ±maxShift, then around the best.
-	best, bx, by := -2.0, 0, 0
+	best = -2.0
 	try := func(dx, dy int) {
 		if !shiftInside(m.alignWin, dx, dy, f.w, f.h) {
 			return
@@ -380,6 +387,56 @@ func (r *Recognizer) scoreIndex(f *feat) indexScores {
 			try(dx, dy)
 		}
 	}
+	return best, bx, by
+}
+
+// fitWidth places the band on a card of which only one side edge was found (the other outside
+// the window): its width is the one, among those a card may have in this camera, at which the
+// index patch lines up best with the calibrated cards' patches.
+func (r *Recognizer) fitWidth(frame gocv.Mat, g *shoeGeom) pose {
+	w0 := r.m.widthPx
+	// Seen, the card reaches at least to the frame's side.
+	y := float64(frame.Rows()) * 2 / 3
+	seen := 0.0
+	if g.leftOK {
+		seen = (float64(frame.Cols()) - g.left.at(y)) * math.Cos(g.theta)
+	} else {
+		seen = g.right.at(y) * math.Cos(g.theta)
+	}
+	best, bestW := -2.0, w0
+	for k := widthLo; k <= widthHi+1e-9; k += widthStep {
+		wd := w0 * k
+		if wd < seen*0.97 {
+			continue
+		}
+		p := g.pose(wd, bandW)
+		s, _, _ := r.align(r.indexPatch(frame, &p))
+		if s > best {
+			best, bestW = s, wd
+		}
+	}
+	return g.pose(bestW, bandW)
+}
+
+// The widths (as shares of the calibrated width) tried for a card of which one side is outside
+// the window.
+const widthLo, widthHi, widthStep = 0.8, 1.25, 0.025
+
+// scoreIndex correlates the frame's index patch with every rank template, and with the four
+// cards of the two best ranks in the suit window. The patch is aligned once, on the mean of all
+// the cards' patches; each template is then tried within a pixel of that alignment.
+func (r *Recognizer) scoreIndex(f *feat) indexScores {
+	var s indexScores
+	m := r.m
+	for v := range s.card {
+		for i := range s.card[v] {
+			s.card[v][i] = -2
+		}
+	}
+	for i := range s.rank {
+		s.rank[i] = -1
+	}
+	_, bx, by := r.align(f)
 	// Every rank template, in every blur variant, within a pixel of the alignment; the variant
 	// whose best rank scores highest is the one read.
 	var rv [suitVariants][13]float64
@@ -504,15 +561,19 @@ const (
 	rankMin, rankMargin = 0.80, 0.25 // the rank window (margins relative, see relLead)
 	suitMin, suitMargin = 0.80, 0.25 // the suit window
 	cardMin, cardMargin = 0.90, 0.06 // the whole band, against every card
-	backMin, backMargin = 0.70, 0.25 // the card back
+	backMin, backMargin = 0.60, 0.10 // the card back, against its template and every card
+	// cardIndexMin is the least rank-window correlation of a card's index: under it a frame may
+	// be the back or the cut card (their best is well under, a card's well over).
+	cardIndexMin = 0.7
 	// faceVeto and faceVetoMargin: the whole band overrules a confident index only when it is
 	// this sure of another card (the body differs between a card's ends; the index does not).
 	faceVeto, faceVetoMargin = 0.95, 0.15
 	// faceWeak is a lead of the whole band among a rank's four cards too small to count against
 	// the suit window.
 	faceWeak = 0.1
-	// faceSuitMin is the whole band's least correlation with a card for its suit to count.
-	faceSuitMin = 0.93
+	// faceSuitMin is the whole band's least correlation with a card for its suit to count
+	// against the index, faceAgreeMin for it to second the index.
+	faceSuitMin, faceAgreeMin = 0.93, 0.8
 	// blankInk is the most cornerInk a cut card may show: plastic, one colour, no index.
 	blankInk = 0.005
 	// noneStep is the largest colour step (99.9th percentile) an empty reader window shows:
@@ -521,9 +582,8 @@ const (
 	noneStep   = 24
 	noneSmooth = 0.7
 	noneEdge   = 5.0
-	// blankBack is the most a cut card may look like the card back inside its edges (the back
-	// template's score there, see shiftedScore).
-	blankBack = 0.4
+	// blankBack is the most a cut card may look like the card back, and blankCard like any card.
+	blankBack, blankCard = 0.4, 0.8
 )
 
 // indexRead says whether the index windows read a rank, and a suit, plainly.
@@ -554,39 +614,47 @@ func (r *Recognizer) decide(a *analysis) vision.Result {
 	r1, r2 := best2(a.index.rank[:])
 	rankScore, rankLead := a.index.rank[r1], relLead(a.index.rank[r1], a.index.rank[r2], m.rankSim[a.index.rankVar][r1][r2])
 	rankOK := m.indexGood && rankScore >= rankMin && rankLead >= rankMargin
-	// The card back, by its template.
+	// Not a card's index: the back, or the cut card, or nothing known.
+	cardLike := rankScore >= cardIndexMin
 	bestCard := -1.0
 	for _, c := range a.scores {
 		if c.i >= 0 {
-			bestCard = max(bestCard, c.same, c.rot)
+			bestCard = max(bestCard, c.same, c.rot, c.fine)
 		}
 	}
-	backScore := -1.0
-	for _, c := range a.scores {
-		if c.i == -2 {
-			backScore = max(c.same, c.rot)
+	backEv := -1.0
+	backRimOK, backRim := true, false
+	if !rankOK && !cardLike && m.back != nil && a.frame != nil {
+		for _, c := range a.scores {
+			if c.i == -2 {
+				backEv = max(c.same, c.rot, c.fine)
+			}
 		}
-	}
-	// The back's pattern inside the card's edges, allowing a shift (a back seen from its other
-	// end repeats its pattern, but not in step with the card's edge): asked of any blank card,
-	// and of frames the index does not read that are not yet sure to be the back.
-	interior := -1.0
-	if !rankOK && m.back != nil && a.frame != nil && (a.topInk <= blankInk || (backScore < backMin && bestCard < cardMin)) {
-		interior = shiftedScore(&a.frame.coarse, &m.back.coarse, 8)
-		backScore = max(backScore, interior)
-	}
-	if !rankOK && backScore >= backMin && backScore-bestCard >= backMargin {
-		return vision.Result{Kind: vision.Back, Confidence: confidence(backScore, backScore-bestCard, backMargin)}
+		// The back's pattern inside the card's edges, allowing a shift: a back seen from its
+		// other end repeats its pattern, but not in step with the card's edge.
+		backEv = max(backEv, shiftedScore(&a.frame.coarse, &m.back.coarse, 8))
+		// Card stock shows a rim that plastic does not: a back whose rim stands out is seen only
+		// with that rim.
+		backRim, backRimOK = rimLike(a.frame.rim, m.back.rim)
+		if backRimOK && backEv >= backMin && backEv-bestCard >= backMargin {
+			return vision.Result{Kind: vision.Back, Confidence: confidence(backEv, backEv-bestCard, backMargin)}
+		}
 	}
 	// The cut card: nothing drawn where every card has its index.
-	if a.topInk <= blankInk && !rankOK {
-		if r.view == vision.Table {
+	if a.topInk <= blankInk && !rankOK && !cardLike {
+		switch {
+		case r.view == vision.Table:
 			// A table camera finds cards by their outline; a blank one there is a misplaced
 			// outline more likely than a cut card on the felt.
 			return vision.Rejected("a blank card on the table", 0)
-		}
-		if interior >= blankBack {
-			return vision.Rejected("a blank card that looks like the card back", interior)
+		case !a.bothSides:
+			return vision.Rejected("a blank card with one side outside the window", 0)
+		case bestCard >= blankCard:
+			return vision.Rejected("a blank card that looks like a card", bestCard)
+		case backEv >= blankBack && (backRimOK || !backRim):
+			// Plastic cannot be told from a back with no rim of its own, nor from one whose
+			// rim it seems to show, when it looks like the back at all.
+			return vision.Rejected("a blank card that looks like the card back", backEv)
 		}
 		return vision.Result{Kind: vision.Cut, Confidence: 1 - a.topInk/(2*blankInk)}
 	}
@@ -628,8 +696,9 @@ func (r *Recognizer) decide(a *analysis) vision.Result {
 		if fb >= 0 {
 			faceSuit = int(card.FromIndex(fb).Suit())
 		}
-		// The face counts only when it is sure: it differs between a card's two ends.
+		// The face counts against the index only when it is sure; it may second it with less.
 		faceSure4 := faceSuit >= 0 && fs >= faceSuitMin && faceLead >= faceWeak
+		faceAgrees := faceSuit == sw && fs >= faceAgreeMin && faceLead >= faceWeak
 		var pick card.Card
 		switch {
 		case faceSure4 && swOK && faceSuit != sw:
@@ -637,7 +706,7 @@ func (r *Recognizer) decide(a *analysis) vision.Result {
 		case swOK && swLead >= suitMargin:
 			pick = card.New(rank, card.Suit(sw))
 			conf = min(conf, confidence(swScore, swLead, suitMargin))
-		case swOK && faceSure4 && faceSuit == sw && swLead >= suitMargin/3:
+		case swOK && faceAgrees && swLead >= suitMargin/3:
 			// Both lean the same way, the index not quite enough alone.
 			pick = card.New(rank, card.Suit(sw))
 			conf = min(conf, confidence(fs, faceLead, faceWeak), 0.6)

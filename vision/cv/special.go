@@ -264,3 +264,62 @@ func (h *colourHist) intersect(o *colourHist) float64 {
 	}
 	return float64(s)
 }
+
+// rimContrast measures the rim of a card in an 8-bit BGR band: per channel, the mean level of a
+// strip just inside the card's sides (2 to 5% of its width) less that of a strip further in (10
+// to 20%), over a share of the level. A card, face or back, is printed on card stock that often
+// shows as a rim of its own colour; a cut card is one plastic to its edge.
+func rimContrast(band gocv.Mat, top, valid int) [3]float64 {
+	var out [3]float64
+	px, err := band.DataPtrUint8()
+	if err != nil {
+		return out
+	}
+	w := band.Cols()
+	y0 := max(top, w/8)
+	if valid-y0 < 8 {
+		return out
+	}
+	var rimS, inS [3]float64
+	var rn, in float64
+	add := func(x, y int, acc *[3]float64) {
+		i := (y*w + x) * 3
+		for c := 0; c < 3; c++ {
+			acc[c] += float64(px[i+c])
+		}
+	}
+	for y := y0; y < valid; y += 2 {
+		for x := w * 2 / 100; x < w*5/100; x++ {
+			add(x, y, &rimS)
+			add(w-1-x, y, &rimS)
+			rn += 2
+		}
+		for x := w * 10 / 100; x < w*20/100; x++ {
+			add(x, y, &inS)
+			add(w-1-x, y, &inS)
+			in += 2
+		}
+	}
+	for c := 0; c < 3; c++ {
+		a, b := rimS[c]/rn, inS[c]/in
+		out[c] = (a - b) / max(a, b, 16)
+	}
+	return out
+}
+
+// rimLike reports whether a frame's rim (see rimContrast) is that of a template whose rim stands
+// out: every channel in which the template's rim differs from its inside by a fifth of the level
+// differs the same way in the frame, by at least half as much.
+func rimLike(frame, t [3]float64) (standsOut, like bool) {
+	like = true
+	for c := 0; c < 3; c++ {
+		if math.Abs(t[c]) < 0.2 {
+			continue
+		}
+		standsOut = true
+		if frame[c]*t[c] <= 0 || math.Abs(frame[c]) < math.Abs(t[c])/2 {
+			like = false
+		}
+	}
+	return standsOut, like
+}
