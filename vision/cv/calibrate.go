@@ -113,7 +113,7 @@ func Calibrate(frames []CalibrationFrame, opt CalibrateOptions) (*calibration.Vi
 		}
 		widths = append(widths, width)
 		p.Cards[f.Token] = t
-		tm := makeTmpl(f.Token, &band, top, valid)
+		tm := makeTmpl(f.Token, &band, top, valid, true)
 		i := card.MustParse(f.Token).Index()
 		fine[i], coarse[i] = tm.fine, tm.coarse
 		poses[i], sources[i] = ps, f.Frame

@@ -59,8 +59,8 @@ func fitLine(t, c []float64, tol, maxSlope float64) (line, int) {
 	}
 	best, bestN := line{}, 0
 	step := 1
-	if n > 40 {
-		step = n / 40
+	if n > 24 {
+		step = n / 24
 	}
 	for i := 0; i < n; i += step {
 		for j := i + 1; j < n; j += step {

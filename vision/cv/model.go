@@ -45,13 +45,14 @@ const indexBlur = 1.2
 // indexFeat turns an 8-bit BGR index patch into features (it blurs patch in place).
 func indexFeat(patch *gocv.Mat) feat {
 	gocv.GaussianBlur(*patch, patch, image.Pt(0, 0), indexBlur, indexBlur, gocv.BorderReplicate)
-	return newFeat(*patch, 0, patch.Rows(), 1, 0, false)
+	return newFeat(*patch, 0, patch.Rows(), 1, 0, false, true)
 }
 
-// makeTmpl turns an 8-bit BGR band into a template (it blurs band in place).
-func makeTmpl(name string, band *gocv.Mat, top, valid int) tmpl {
+// makeTmpl turns an 8-bit BGR band into a template (it blurs band in place); bright adds the
+// brightness plane (calibration's window search needs it).
+func makeTmpl(name string, band *gocv.Mat, top, valid int, bright bool) tmpl {
 	gocv.GaussianBlur(*band, band, image.Pt(0, 0), blurSigma, blurSigma, gocv.BorderReplicate)
-	return tmpl{name: name, fine: newFeat(*band, top, valid, 1, hpFine, true), coarse: newFeat(*band, top, valid, 2, hpCoarse, true),
+	return tmpl{name: name, fine: newFeat(*band, top, valid, 1, hpFine, true, bright), coarse: newFeat(*band, top, valid, 2, hpCoarse, true, false),
 		rim: rimContrast(*band, top, valid)}
 }
 
@@ -117,7 +118,7 @@ func newModel(p *calibration.VisionProfile) (*model, error) {
 		if band.Cols() != bandW || band.Rows() != bandH {
 			return tmpl{}, fmt.Errorf("vision: profile template %s is %dx%d", name, band.Cols(), band.Rows())
 		}
-		return makeTmpl(name, &band, t.TopRows, t.ValidRows), nil
+		return makeTmpl(name, &band, t.TopRows, t.ValidRows, false), nil
 	}
 	if p.IndexScale != indexScale {
 		return nil, fmt.Errorf("vision: profile index scale %d, this build uses %d: recalibrate", p.IndexScale, indexScale)

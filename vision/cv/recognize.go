@@ -98,7 +98,7 @@ type indexScores struct {
 	// the frame matches best.
 	rank    [13]float64
 	rankVar int
-	// card holds, for the four cards of each of the two best ranks, the suit window's
+	// card holds, for the four cards of the best rank, the suit window's
 	// correlation with that card's own template (sharper than the suit's mean over ranks), in
 	// each blur variant; -2 elsewhere.
 	card [suitVariants][52]float64
@@ -167,7 +167,7 @@ func (r *Recognizer) analyze(frame gocv.Mat) analysis {
 			a.pose = r.fitWidth(frame, &g)
 		}
 		a.top, a.valid = warpBand(frame, &a.pose, bandW, bandH, &r.band)
-		f := makeTmpl("frame", &r.band, a.top, a.valid)
+		f := makeTmpl("frame", &r.band, a.top, a.valid, false)
 		a.frame = &f
 		a.index = r.scoreIndex(r.indexPatch(frame, &a.pose))
 		a.scores = r.score(&f, true, &a.index)
@@ -197,7 +197,7 @@ func (r *Recognizer) analyze(frame gocv.Mat) analysis {
 				if valid-top < bandH/2 {
 					continue
 				}
-				f := makeTmpl("frame", &r.band, top, valid)
+				f := makeTmpl("frame", &r.band, top, valid, false)
 				ix := r.scoreIndex(r.indexPatch(frame, &q))
 				s := r.score(&f, false, &ix)
 				ink := cornerInk(&f.fine)
@@ -256,7 +256,8 @@ func (r *Recognizer) score(f *tmpl, rot bool, index *indexScores) []candScores {
 			// and a back with no symmetry gives the faces' length no check.
 			out[k].rot, out[k].rotLen = rotScoreSpan(&f.coarse, &t.coarse, bandW/2*115/100, bandW/2*190/100)
 		case m.length > 0:
-			out[k].rot, out[k].rotLen = rotScoreLen(&f.coarse, &t.coarse, m.length, 1)
+			// At the card's length; the short list looks around it at full resolution.
+			out[k].rot, out[k].rotLen = rotScoreLen(&f.coarse, &t.coarse, m.length, 0)
 		}
 	}
 	rot = rot && m.length > 0
@@ -298,14 +299,23 @@ func (r *Recognizer) score(f *tmpl, rot bool, index *indexScores) []candScores {
 // third of the band.
 func rotScoreSpan(f, t *feat, lo, hi int) (float64, int) {
 	best, bl := -1.0, 0
-	for l := lo; l <= hi; l++ {
+	try := func(l int) {
 		y0 := max(0, l-f.valid, t.top)
-		if t.valid-y0 < t.h/3 {
-			continue
+		if l < lo || l > hi || t.valid-y0 < t.h/3 {
+			return
 		}
 		if s := nccRot(f, t, rect{0, y0, t.w, t.valid}, l); s > best {
 			best, bl = s, l
 		}
+	}
+	// Every other length, then either side of the best.
+	for l := lo; l <= hi; l += 2 {
+		try(l)
+	}
+	if bl > 0 {
+		c := bl
+		try(c - 1)
+		try(c + 1)
 	}
 	return best, bl
 }
@@ -356,6 +366,9 @@ func (r *Recognizer) indexPatch(frame gocv.Mat, p *pose) *feat {
 	f := indexFeat(&r.patch)
 	return &f
 }
+
+// refineRanks is how many of the best ranks at the index's alignment are tried again around it.
+const refineRanks = 4
 
 // maxShift is how far (in index-patch pixels) a frame's index may sit from where the card's
 // outline puts it.
@@ -423,8 +436,8 @@ func (r *Recognizer) fitWidth(frame gocv.Mat, g *shoeGeom) pose {
 const widthLo, widthHi, widthStep = 0.8, 1.25, 0.025
 
 // scoreIndex correlates the frame's index patch with every rank template, and with the four
-// cards of the two best ranks in the suit window. The patch is aligned once, on the mean of all
-// the cards' patches; each template is then tried within a pixel of that alignment.
+// cards of the best rank in the suit window. The patch is aligned once, on the mean of all the
+// cards' patches; the best ranks are then tried within a pixel of that alignment.
 func (r *Recognizer) scoreIndex(f *feat) indexScores {
 	var s indexScores
 	m := r.m
@@ -437,24 +450,39 @@ func (r *Recognizer) scoreIndex(f *feat) indexScores {
 		s.rank[i] = -1
 	}
 	_, bx, by := r.align(f)
-	// Every rank template, in every blur variant, within a pixel of the alignment; the variant
-	// whose best rank scores highest is the one read.
+	// Every rank template, in every blur variant, at the alignment; the best few ranks again
+	// within a pixel of it. The variant whose best rank scores highest is the one read.
 	var rv [suitVariants][13]float64
-	for v := range rv {
-		for i := range rv[v] {
+	rankAt := func(ranks []int, dx, dy int) {
+		if !shiftInside(m.rankWin, dx, dy, f.w, f.h) {
+			return
+		}
+		fs := statsAt(f, bright, m.rankWin, dx, dy)
+		for v := range rv {
+			for _, i := range ranks {
+				rv[v][i] = max(rv[v][i], corrOf(fs, m.rankStats[v][i], dotAt(f, m.rankTV[v][i], f.w, bright, m.rankWin, dx, dy)))
+			}
+		}
+	}
+	all := make([]int, 13)
+	for i := range all {
+		all[i] = i
+		for v := range rv {
 			rv[v][i] = -1
 		}
 	}
+	rankAt(all, bx, by)
+	sort.Slice(all, func(a, b int) bool {
+		va, vb := -2.0, -2.0
+		for v := range rv {
+			va, vb = max(va, rv[v][all[a]]), max(vb, rv[v][all[b]])
+		}
+		return va > vb
+	})
 	for dy := by - 1; dy <= by+1; dy++ {
 		for dx := bx - 1; dx <= bx+1; dx++ {
-			if !shiftInside(m.rankWin, dx, dy, f.w, f.h) {
-				continue
-			}
-			fs := statsAt(f, bright, m.rankWin, dx, dy)
-			for v := range rv {
-				for i := range rv[v] {
-					rv[v][i] = max(rv[v][i], corrOf(fs, m.rankStats[v][i], dotAt(f, m.rankTV[v][i], f.w, bright, m.rankWin, dx, dy)))
-				}
+			if dx != bx || dy != by {
+				rankAt(all[:refineRanks], dx, dy)
 			}
 		}
 	}
@@ -472,7 +500,7 @@ func (r *Recognizer) scoreIndex(f *feat) indexScores {
 	// its own shift within three pixels of the alignment (on its most blurred variant, whose
 	// correlation varies smoothly: every other pixel, then around the best), and every variant is
 	// then read within a pixel of that.
-	r1, r2 := best2(s.rank[:])
+	r1, _ := best2(s.rank[:])
 	statCache := map[[2]int]winStats{}
 	stats := func(dx, dy int) (winStats, bool) {
 		if !shiftInside(m.suitWin, dx, dy, f.w, f.h) {
@@ -494,7 +522,7 @@ func (r *Recognizer) scoreIndex(f *feat) indexScores {
 		return corrOf(fs, m.cardStats[v][i], dotAt(f, m.idxV[v][i].c[:], f.w, colour, m.suitWin, dx, dy))
 	}
 	const coarse = suitVariants - 1
-	for _, rk := range []int{r1, r2} {
+	for _, rk := range []int{r1} {
 		for st := 0; st < 4; st++ {
 			i := rk*4 + st
 			best, sx, sy := -2.0, bx, by
