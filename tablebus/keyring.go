@@ -105,7 +105,7 @@ func ParseKeyring(raw []byte, root ed25519.PublicKey) (*Keyring, error) {
 	if d.More() {
 		return nil, errors.New("tablebus: keyring: data after the keyring")
 	}
-	named, err := base64.RawURLEncoding.DecodeString(k.Root)
+	named, err := base64.RawURLEncoding.Strict().DecodeString(k.Root)
 	if err != nil || len(named) != ed25519.PublicKeySize {
 		return nil, errors.New("tablebus: keyring: root is not a 32-byte key in base64url")
 	}
@@ -133,7 +133,7 @@ func (k *Keyring) check() error {
 	}
 	k.pubs = map[string]ed25519.PublicKey{}
 	for i, e := range k.Keys {
-		pub, err := base64.RawURLEncoding.DecodeString(e.Pub)
+		pub, err := base64.RawURLEncoding.Strict().DecodeString(e.Pub)
 		if err != nil || len(pub) != ed25519.PublicKeySize {
 			return fmt.Errorf("tablebus: keyring: key %d: pub is not a 32-byte key in base64url", i)
 		}

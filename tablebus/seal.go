@@ -193,9 +193,12 @@ func ParseSeal(payload []byte, chained bool) (Sealed, error) {
 	if !bytes.HasPrefix(t, []byte(sigField)) || !bytes.HasSuffix(t, []byte(closing)) {
 		return s, ErrUnsigned
 	}
-	sig, err := base64.RawURLEncoding.DecodeString(string(t[len(sigField) : len(sigField)+sigLen]))
-	if err != nil || len(sig) != ed25519.SignatureSize {
-		return s, fmt.Errorf("%w: the signature is not 86 base64url characters", ErrUnsigned)
+	// Strict: the last character's 4 unused bits must be zero, or 16 different payloads would
+	// carry one signature (and a consumer could be handed an altered copy that verifies).
+	enc := t[len(sigField) : len(sigField)+sigLen]
+	sig, err := base64.RawURLEncoding.Strict().DecodeString(string(enc))
+	if err != nil || len(sig) != ed25519.SignatureSize || base64.RawURLEncoding.EncodeToString(sig) != string(enc) {
+		return s, fmt.Errorf("%w: the signature is not 86 canonical base64url characters", ErrUnsigned)
 	}
 	s.KeyID, s.Chained, s.sig = string(kid), chained, sig
 	s.span = payload[:len(payload)-sigLen-len(closing)]

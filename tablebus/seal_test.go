@@ -247,3 +247,26 @@ func TestStatusSeal(t *testing.T) {
 		t.Fatal("an event opened as a status")
 	}
 }
+
+// The signature's last character carries 4 unused bits: a payload whose last character differs
+// only in those bits decodes to the same signature, and must be refused (review finding: one
+// altered copy delivered first would wedge every consumer on the hash chain).
+func TestSignatureIsCanonical(t *testing.T) {
+	const b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	fl := bustest.NewFloor(t, "T1")
+	ch := fl.NewChain("T1", tablebus.Secure)
+	topic := tablebus.Topics{Table: "T1"}.SecureEvents()
+	p := ch.Seal(bustest.Event("T1", 1))
+	if _, err := tablebus.OpenEvent(fl.Keyring, topic, p); err != nil {
+		t.Fatal(err)
+	}
+	i := len(p) - 3 // …<the signature's last character>"}
+	k := strings.IndexByte(b64, p[i])
+	for bit := 1; bit < 16; bit++ {
+		q := append([]byte(nil), p...)
+		q[i] = b64[k^bit]
+		if _, err := tablebus.OpenEvent(fl.Keyring, topic, q); err == nil {
+			t.Fatalf("a payload altered in the signature's padding bits (%q for %q) verifies", q[i], p[i])
+		}
+	}
+}
