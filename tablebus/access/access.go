@@ -13,10 +13,10 @@
 //	display       display.<name>                               read public/… only; write replay/<account>
 //	dealer        dealer.<name>                                write cmd; read cmd/reply and public/…
 //
-// A table's grants are mosquitto "pattern" lines with %u, which mosquitto applies to every
-// account; role accounts contain a '.', which no table id may, so the pattern grants them only
-// topics of tables that cannot exist. No role may write another table's events: a display
-// cannot read the secure feed nor publish cards.
+// A table's grants are written for each table account (a mosquitto "user" section with its
+// topics), not as "pattern" lines: a pattern applies to every account, and would let a display
+// publish feed-shaped messages under its own name. No role may write another table's events: a
+// display cannot read the secure feed nor publish anything but its replay requests.
 package access
 
 import (
@@ -68,8 +68,7 @@ type Grant struct {
 	Access Access
 }
 
-// pattern are the table daemons' grants, applied to every account with %u (mosquitto's
-// "pattern" semantics).
+// pattern are a table daemon's grants, with %u its table id.
 var pattern = []Grant{
 	{tablebus.Root + "/%u/secure/#", Write},
 	{tablebus.Root + "/%u/public/#", Write},
@@ -152,8 +151,8 @@ func (a Account) Grants() []Grant {
 			out = append(out, Grant{Filter: strings.ReplaceAll(g.Filter, "%u", a.Name), Access: g.Access})
 		}
 	}
-	if a.Name != "" {
-		sub(pattern) // mosquitto applies patterns to every named account
+	if a.Role == Table && a.Name != "" {
+		sub(pattern)
 	}
 	sub(roleGrants[a.Role])
 	return out
@@ -227,28 +226,21 @@ func subsumes(g, f string) bool {
 	return len(gl) == len(fl)
 }
 
-// MosquittoACL returns an acl_file for mosquitto giving each account its role's grants: the
-// table pattern once, then a user section per role account. mosquitto denies whatever it does
-// not grant.
+// MosquittoACL returns an acl_file for mosquitto giving each account its role's grants, in a
+// user section per account (a table daemon's account is its table id). mosquitto denies
+// whatever it does not grant.
 func MosquittoACL(accounts []Account) (string, error) {
 	var b strings.Builder
 	b.WriteString("# Sabot table bus ACL (sabot broker-config). mosquitto denies whatever is not granted.\n")
-	b.WriteString("# Table daemons: the account name is the table id (%u).\n")
-	for _, g := range pattern {
-		fmt.Fprintf(&b, "pattern %s %s\n", g.Access.mosquitto(), g.Filter)
-	}
 	sorted := slices.Clone(accounts)
 	slices.SortFunc(sorted, func(x, y Account) int { return strings.Compare(x.Name, y.Name) })
 	for _, a := range sorted {
 		if err := a.Check(); err != nil {
 			return "", err
 		}
-		if a.Role == Table {
-			continue
-		}
 		fmt.Fprintf(&b, "\n# %s\nuser %s\n", a.Role, a.Name)
-		for _, g := range roleGrants[a.Role] {
-			fmt.Fprintf(&b, "topic %s %s\n", g.Access.mosquitto(), strings.ReplaceAll(g.Filter, "%u", a.Name))
+		for _, g := range a.Grants() {
+			fmt.Fprintf(&b, "topic %s %s\n", g.Access.mosquitto(), g.Filter)
 		}
 	}
 	return b.String(), nil

@@ -57,11 +57,11 @@ func TestAllowed(t *testing.T) {
 		{disp, "sabot/v1/T1/public/events", false, true},
 		{disp, "sabot/v1/+/public/#", false, true},
 		{disp, "sabot/v1/T1/secure/events", false, false},
-		{disp, "sabot/v1/+/secure/#", false, true}, // accepted (it overlaps the pattern's probe), nothing secure delivered
+		{disp, "sabot/v1/+/secure/#", false, false}, // a display reads nothing secure
 		{disp, "sabot/v1/T1/public/events", true, false},
 		{disp, "sabot/v1/T1/secure/events", true, false},
 		{disp, "sabot/v1/T1/replay/display.D1", true, true},
-		{disp, "sabot/v1/display.D1/public/events", true, true}, // the pattern's topic of a table that cannot exist
+		{disp, "sabot/v1/display.D1/public/events", true, false}, // no feed-shaped topic under its own name (review finding)
 		{dealer, "sabot/v1/T1/cmd", true, true},
 		{dealer, "sabot/v1/T1/secure/events", false, false},
 		{dealer, "sabot/v1/T1/public/events", true, false},
