@@ -168,14 +168,24 @@ var ErrCommandRefused = errors.New("tablebus: command refused")
 // CommandGuard checks signed commands for one table: signature, role, freshness, and that
 // none is applied twice. Its methods are safe for concurrent use.
 type CommandGuard struct {
-	mu   sync.Mutex
-	kr   *Keyring
-	seen map[string]time.Time // signatures within the window
+	mu    sync.Mutex
+	kr    *Keyring
+	seen  map[string]time.Time // signatures within the window
+	since time.Time            // commands signed before this are refused
 }
 
 // NewCommandGuard returns a guard checking commands against kr.
 func NewCommandGuard(kr *Keyring) *CommandGuard {
 	return &CommandGuard{kr: kr, seen: map[string]time.Time{}}
+}
+
+// Since refuses every command signed before t: a daemon sets its start time, because the
+// signatures it saw before a restart are forgotten and a command re-sent across the restart
+// (a dealer terminal's client re-sending after a reconnect) must not be applied twice.
+func (g *CommandGuard) Since(t time.Time) {
+	g.mu.Lock()
+	g.since = t
+	g.mu.Unlock()
 }
 
 // SetKeyring replaces the keyring (rotation).
@@ -217,6 +227,10 @@ func (g *CommandGuard) Check(topic string, payload []byte, now time.Time) (Comma
 	}
 	if err := ent.validAt(c.TS); err != nil {
 		return refuse(err)
+	}
+	if !g.since.IsZero() && c.TS.Before(g.since) {
+		return refuse(fmt.Errorf("command signed at %s, before this daemon started (%s): it may have been applied already; send it again",
+			c.TS.Format(time.RFC3339Nano), g.since.Format(time.RFC3339Nano)))
 	}
 	if d := now.Sub(c.TS); d > CommandWindow || d < -CommandWindow {
 		return refuse(fmt.Errorf("command signed at %s, %v from now (window %v): a replay or a wrong clock",

@@ -270,3 +270,24 @@ func TestSignatureIsCanonical(t *testing.T) {
 		}
 	}
 }
+
+// A command signed before the daemon started is refused: the daemon forgot the signatures it
+// saw before a restart, and a command re-sent across it must not be applied twice.
+func TestCommandBeforeStartRefused(t *testing.T) {
+	fl := bustest.NewFloor(t, "T1")
+	topic := tablebus.Topics{Table: "T1"}.Commands()
+	signedAt := bustest.Epoch.Add(time.Hour)
+	p, err := tablebus.SealCommand(fl.Dealer, topic, tablebus.Command{V: 1, Cmd: "void", Reason: "x"}, signedAt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := tablebus.NewCommandGuard(fl.Keyring)
+	if _, _, err := g.Check(topic, p, signedAt.Add(time.Second)); err != nil {
+		t.Fatalf("first time: %v", err)
+	}
+	restarted := tablebus.NewCommandGuard(fl.Keyring)
+	restarted.Since(signedAt.Add(2 * time.Second))
+	if _, _, err := restarted.Check(topic, p, signedAt.Add(3*time.Second)); err == nil || !strings.Contains(err.Error(), "before this daemon started") {
+		t.Fatalf("after a restart: %v", err)
+	}
+}

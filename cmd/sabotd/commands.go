@@ -63,10 +63,14 @@ func commandInput(c tablebus.Command, now time.Time) (any, error) {
 func serveCommands(ctx context.Context, client *mqttbus.Client, topics tablebus.Topics, loop *shoe.Loop, guard *tablebus.CommandGuard, ob *outbox.Outbox, log *slog.Logger) error {
 	var lastFault time.Time
 	refused := 0
-	cmds := make(chan mqttbus.Message, 64)
+	type arrived struct {
+		mqttbus.Message
+		at time.Time // freshness is judged when a command arrives, not when its turn comes
+	}
+	cmds := make(chan arrived, 64)
 	if err := client.Subscribe(ctx, topics.Commands(), 1, func(m mqttbus.Message) {
 		select {
-		case cmds <- m:
+		case cmds <- arrived{m, time.Now()}:
 		default:
 			// The table is busy (a shuffle takes minutes) and 64 commands wait: say so now
 			// rather than let the broker's queue drop this one unanswered.
@@ -84,7 +88,7 @@ func serveCommands(ctx context.Context, client *mqttbus.Client, topics tablebus.
 		return err
 	}
 	for {
-		var m mqttbus.Message
+		var m arrived
 		select {
 		case <-ctx.Done():
 			return nil
@@ -95,7 +99,7 @@ func serveCommands(ctx context.Context, client *mqttbus.Client, topics tablebus.
 			continue
 		}
 		reply := tablebus.Reply{V: tablebus.SchemaVersion}
-		c, key, err := guard.Check(m.Topic, m.Payload, time.Now())
+		c, key, err := guard.Check(m.Topic, m.Payload, m.at)
 		if err != nil {
 			if d, derr := tablebus.DecodeCommand(m.Payload); derr == nil {
 				reply.ID, reply.Cmd = d.ID, d.Cmd

@@ -317,6 +317,7 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	ob := outbox.NewWith(j, outbox.Options{Session: session, Logger: log, Signer: signer, Keyring: kr.Raw(), Game: o.game, Required: required})
 	guard := tablebus.NewCommandGuard(kr)
+	guard.Since(time.Now()) // what was signed before this start may have been applied already
 	log.Info("sabotd starting", "game", o.game, "decks", proc.Decks, "journal", o.journal, "session", session, "next_seq", j.NextSeq())
 
 	// The broker: a site's, or the embedded one.
