@@ -105,6 +105,7 @@ type Outbox struct {
 	amu         sync.Mutex
 	acks        map[string]ack
 	replays     []span
+	lastAsk     map[string]time.Time // each consumer's last replay request accepted
 	connected   bool // a (re)connection to handle: birth, keyring, rewind
 	keyringDue  bool // a new keyring to publish
 	lastMove    time.Time
@@ -119,7 +120,10 @@ type ack struct {
 	at  time.Time
 }
 
-type span struct{ from, to uint64 }
+type span struct {
+	from, to uint64
+	by       string // the consumer that asked ("" for the outbox's own retransmission)
+}
 
 // New returns an outbox writing to j for session, without a signer (the shoe machine's tests).
 func New(j *journal.Journal, session uint64, log *slog.Logger) *Outbox {
@@ -388,6 +392,19 @@ func (o *Outbox) lowest(now time.Time, requiredOnly bool) (uint64, bool) {
 	return low, found
 }
 
+// lowestFresh returns the lowest acknowledgement of the consumers heard from within ackFresh.
+// amu is held.
+func (o *Outbox) lowestFresh(now time.Time) (uint64, bool) {
+	var low uint64
+	found := false
+	for _, a := range o.acks {
+		if now.Sub(a.at) < ackFresh && (!found || a.seq < low) {
+			low, found = a.seq, true
+		}
+	}
+	return low, found
+}
+
 // handle takes an acknowledgement or a replay request.
 func (o *Outbox) handle(m mqttbus.Message, now time.Time) {
 	p, err := tablebus.ParseTopic(m.Topic)
@@ -420,29 +437,57 @@ func (o *Outbox) handle(m mqttbus.Message, now time.Time) {
 			o.log.Warn("refused a replay request", "topic", m.Topic, "err", err)
 			return
 		}
-		to := min(r.To, last)
+		to := min(r.To, last, r.From+maxReplaySpan-1)
 		if r.From > to {
 			return
 		}
-		o.addReplay(span{r.From, to})
+		if o.lastAsk == nil {
+			o.lastAsk = map[string]time.Time{}
+		}
+		if t, ok := o.lastAsk[r.Consumer]; ok && now.Sub(t) < minReplayInterval {
+			o.log.Debug("replay request too soon after the last one; dropped", "consumer", r.Consumer)
+			return
+		}
+		o.lastAsk[r.Consumer] = now
+		o.addReplay(span{r.From, to, r.Consumer})
 		o.log.Debug("replay requested", "consumer", r.Consumer, "from", r.From, "to", to)
 	default:
 		o.log.Warn("ignoring a message on an unexpected topic", "topic", m.Topic)
 	}
 }
 
-// maxReplays bounds the replay ranges queued; requests are merged.
-const maxReplays = 64
+// The bounds on replays: the ranges queued, the events one request may ask for (a consumer with
+// a longer gap asks again), and how often one consumer may ask. One consumer has at most one
+// range queued, so no consumer can crowd out another's (a display flooding requests cannot
+// delay an engine's gap repair), and no request can make the daemon re-send its whole journal.
+const (
+	maxReplays        = 64
+	maxReplaySpan     = 10000
+	minReplayInterval = time.Second
+)
 
 func (o *Outbox) addReplay(s span) {
 	for i, r := range o.replays {
-		if s.from <= r.to+1 && r.from <= s.to+1 { // overlapping or adjacent: merge
-			o.replays[i] = span{min(r.from, s.from), max(r.to, s.to)}
+		if s.by != "" && r.by == s.by { // a consumer's new request replaces its last
+			o.replays[i] = s
+			return
+		}
+		if s.by == r.by && s.from <= r.to+1 && r.from <= s.to+1 { // overlapping or adjacent: merge
+			o.replays[i] = span{min(r.from, s.from), max(r.to, s.to), r.by}
 			return
 		}
 	}
 	if len(o.replays) >= maxReplays {
-		o.replays = o.replays[1:]
+		// Evict the oldest range of a consumer that is not required.
+		for i, r := range o.replays {
+			if !slices.Contains(o.o.Required, r.by) {
+				o.replays = slices.Delete(o.replays, i, i+1)
+				break
+			}
+		}
+		if len(o.replays) >= maxReplays {
+			return
+		}
 	}
 	o.replays = append(o.replays, s)
 }
@@ -602,7 +647,10 @@ func (o *Outbox) saveMarks() {
 func (o *Outbox) checkRetransmit(now time.Time) {
 	o.amu.Lock()
 	defer o.amu.Unlock()
-	low, ok := o.lowest(now, false)
+	// Only consumers heard from recently count: a required consumer that is down (or named in
+	// --require-ack but never heard) decides where publishing starts after a restart, but must
+	// not make the daemon re-send its backlog to everyone for ever.
+	low, ok := o.lowestFresh(now)
 	conf := o.confirmed.Load()
 	if !ok || low >= conf {
 		o.lastMove, o.retransmit, o.lastTracked = now, o.o.Retransmit, low
@@ -616,7 +664,7 @@ func (o *Outbox) checkRetransmit(now time.Time) {
 		return
 	}
 	o.log.Info("acknowledgement not moving: sending the outstanding events again", "acked", low, "published", conf)
-	o.addReplay(span{low + 1, conf})
+	o.addReplay(span{low + 1, conf, ""})
 	o.lastMove, o.retransmit = now, min(2*o.retransmit, time.Minute)
 	o.poke()
 }
