@@ -106,8 +106,8 @@ type Outbox struct {
 	acks        map[string]ack
 	replays     []span
 	lastAsk     map[string]time.Time // each consumer's last replay request accepted
-	connected   bool // a (re)connection to handle: birth, keyring, rewind
-	keyringDue  bool // a new keyring to publish
+	connected   bool                 // a (re)connection to handle: birth, keyring, rewind
+	keyringDue  bool                 // a new keyring to publish
 	lastMove    time.Time
 	retransmit  time.Duration
 	lastTracked uint64
