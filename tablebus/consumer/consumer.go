@@ -202,6 +202,7 @@ type table struct {
 		hash tablebus.Hash
 	}
 	pending    map[uint64]pending
+	maxPend    uint64 // the highest sequence number in pending (0: none), kept so that no event costs a scan
 	tailWant   uint64 // the daemon said it has events up to here
 	gapSince   time.Time
 	nextReplay time.Time
@@ -347,12 +348,17 @@ func (t *table) state() State {
 }
 
 // want is the highest sequence number known to exist.
-func (t *table) want() uint64 {
-	w := t.tailWant
-	for s := range t.pending {
-		w = max(w, s)
+func (t *table) want() uint64 { return max(t.tailWant, t.maxPend) }
+
+// dropPending removes seq from pending, keeping maxPend (a scan only when the highest goes).
+func (t *table) dropPending(seq uint64) {
+	delete(t.pending, seq)
+	if seq == t.maxPend {
+		t.maxPend = 0
+		for s := range t.pending {
+			t.maxPend = max(t.maxPend, s)
+		}
 	}
-	return w
 }
 
 // Commit records that the application has processed table's events up to seq (AckCommitted).
@@ -544,16 +550,14 @@ func (c *Consumer) event(table, topic string, payload []byte, now time.Time, out
 	pe := pending{op: op, topic: topic, payload: slices.Clone(payload), hash: h}
 	if e.Seq != t.highest+1 {
 		if len(t.pending) >= c.o.MaxPending {
-			far := uint64(0)
-			for s := range t.pending {
-				far = max(far, s)
-			}
+			far := t.maxPend
 			if e.Seq > far {
 				return c.alarm(out, now, AlarmOverflow, table, e.Seq, topic, "%d events held out of order; event %d dropped until replayed", len(t.pending), e.Seq)
 			}
-			delete(t.pending, far)
+			t.dropPending(far)
 		}
 		t.pending[e.Seq] = pe
+		t.maxPend = max(t.maxPend, e.Seq)
 		c.openGap(t, now)
 		return out
 	}
@@ -563,7 +567,7 @@ func (c *Consumer) event(table, topic string, payload []byte, now time.Time, out
 		if !ok {
 			break
 		}
-		delete(t.pending, t.highest+1)
+		t.dropPending(t.highest + 1)
 		before := t.highest
 		out = c.deliver(t, p, now, out)
 		if t.highest == before {
