@@ -366,6 +366,9 @@ func (o *Outbox) Unacknowledged() uint64 {
 	return o.LastSeq() - min(low, o.LastSeq())
 }
 
+// statusHeartbeat is how often the status is re-published when the sequence number has moved.
+const statusHeartbeat = 10 * time.Second
+
 // ackFresh is how long a consumer that is not required counts as tracked after its last ack.
 const ackFresh = 10 * time.Second
 
@@ -524,7 +527,7 @@ func (o *Outbox) Run(ctx context.Context, bus Bus) error {
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	backoff := 100 * time.Millisecond
-	lastSave := time.Now()
+	lastSave, lastStatus, statusSeq := time.Now(), time.Now(), o.LastSeq()
 	for {
 		err := o.round(ctx, bus, msgs)
 		if ctx.Err() != nil {
@@ -545,6 +548,18 @@ func (o *Outbox) Run(ctx context.Context, bus Bus) error {
 		if time.Since(lastSave) >= time.Second {
 			o.saveMarks()
 			lastSave = time.Now()
+		}
+		// The status is a heartbeat too: re-published with the last sequence number when it
+		// has moved, so that a consumer that lost the table's last events (its own connection
+		// dropped, the broker's queue overflowed) learns of them without waiting for the next
+		// event, which may be hours away at a quiet table.
+		if time.Since(lastStatus) >= statusHeartbeat {
+			if last := o.LastSeq(); last != statusSeq && o.confirmed.Load() >= last {
+				if err := bus.Publish(ctx, o.topics.Status(), o.status(true, o.conn.Load()), 1, true); err == nil {
+					statusSeq = last
+				}
+			}
+			lastStatus = time.Now()
 		}
 		if o.idle() {
 			select {
