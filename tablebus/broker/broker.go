@@ -87,6 +87,9 @@ func Start(o Options) (*Broker, error) {
 	caps.MaximumMessageExpiryInterval = 0 // retained status must not expire after a day
 	caps.MaximumInflight = 65535
 	caps.MaximumClientWritesPending = 65536
+	// A packet's claimed size is read before anything is authenticated: without a bound, one
+	// connection could make the daemon allocate hundreds of MiB. The same bound as mosquitto's.
+	caps.MaximumPacketSize = 131072
 	// mochi logs every connection at INFO; the daemon's log keeps its warnings and errors.
 	s := mqtt.New(&mqtt.Options{
 		Capabilities: caps,
