@@ -23,6 +23,9 @@ type tmpl struct {
 	fine, coarse feat
 	// rim is the card's rim against its inside, per channel (see rimContrast).
 	rim [3]float64
+	// chroma is the band's mean colour as shares of its sum (blue, green, red): what the card
+	// is printed on, a red or a black ground, whichever end is seen.
+	chroma [3]float64
 }
 
 // Radii of the high-pass filters (in band pixels) for the fine and coarse features.
@@ -53,7 +56,7 @@ func indexFeat(patch *gocv.Mat) feat {
 func makeTmpl(name string, band *gocv.Mat, top, valid int, bright bool) tmpl {
 	gocv.GaussianBlur(*band, band, image.Pt(0, 0), blurSigma, blurSigma, gocv.BorderReplicate)
 	return tmpl{name: name, fine: newFeat(*band, top, valid, 1, hpFine, true, bright), coarse: newFeat(*band, top, valid, 2, hpCoarse, true, false),
-		rim: rimContrast(*band, top, valid)}
+		rim: rimContrast(*band, top, valid), chroma: chromaOf(*band, top, valid)}
 }
 
 // model is a profile made ready for matching.
@@ -90,9 +93,11 @@ type model struct {
 	rankStats [suitVariants][13]winStats
 	cardStats [suitVariants][52]winStats
 	alignStat winStats
-	length    int // the card's length in coarse band pixels; 0 when unknown
-	camera    calibration.Camera
-	widthPx   float64
+	// cornerStats are each card's patch sums over alignWin, per blur variant.
+	cornerStats [suitVariants][52]winStats
+	length      int // the card's length in coarse band pixels; 0 when unknown
+	camera      calibration.Camera
+	widthPx     float64
 }
 
 func newModel(p *calibration.VisionProfile) (*model, error) {
@@ -192,6 +197,11 @@ func newModel(p *calibration.VisionProfile) (*model, error) {
 		m.alignWin = rect{min(m.rankWin.x0, m.suitWin.x0), min(m.rankWin.y0, m.suitWin.y0), max(m.rankWin.x1, m.suitWin.x1), max(m.rankWin.y1, m.suitWin.y1)}
 	}
 	m.alignStat = planeStats(m.alignT, pw, bright, m.alignWin)
+	for v := range m.cornerStats {
+		for i := range m.cornerStats[v] {
+			m.cornerStats[v][i] = planeStats(m.idxV[v][i].c[:], pw, bright, m.alignWin)
+		}
+	}
 	for v := range m.rankStats {
 		for r := range m.rankStats[v] {
 			m.rankStats[v][r] = planeStats(m.rankTV[v][r], pw, bright, m.rankWin)

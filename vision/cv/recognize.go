@@ -69,8 +69,9 @@ type analysis struct {
 	top, valid int
 	scores     []candScores
 	index      indexScores
-	// topInk is cornerInk of the band: how much is drawn in its top corners.
-	topInk float64
+	// topInk is cornerInk of the band: how much is drawn in its top corners; upperInk the same
+	// over its whole upper part (see upperInk).
+	topInk, upperInk float64
 	// emptyStep is the 99.9th percentile colour step of a frame in which no card was found (0
 	// otherwise); weakEdge is set when a straight edge shows through all the same.
 	emptyStep int
@@ -98,6 +99,9 @@ type indexScores struct {
 	// the frame matches best.
 	rank    [13]float64
 	rankVar int
+	// corner holds, for a deck whose rank window does not tell every rank (see model.indexGood),
+	// the index area's correlation (brightness) with each card's own calibrated corner.
+	corner [52]float64
 	// card holds, for the four cards of the best rank, the suit window's
 	// correlation with that card's own template (sharper than the suit's mean over ranks), in
 	// each blur variant; -2 elsewhere.
@@ -172,6 +176,13 @@ func (r *Recognizer) analyze(frame gocv.Mat) analysis {
 		a.index = r.scoreIndex(r.indexPatch(frame, &a.pose))
 		a.scores = r.score(&f, true, &a.index)
 		a.topInk = cornerInk(&f.fine)
+		if a.topInk <= blankInk {
+			upper := bandW * 14 / 10
+			if r.m.length > 0 {
+				upper = 2 * r.m.length
+			}
+			a.upperInk = upperInk(&f.fine, upper*38/100)
+		}
 	case vision.Table:
 		gocv.GaussianBlur(frame, &r.blurred, image.Pt(5, 5), 1.5, 1.5, gocv.BorderReplicate)
 		aspect := float64(2*r.m.length) / bandW
@@ -191,6 +202,10 @@ func (r *Recognizer) analyze(frame gocv.Mat) analysis {
 		// card's face score is its best over the candidates (a card's template may show either
 		// end).
 		first, bestQ := true, -2.0
+		var corners [52]float64
+		for i := range corners {
+			corners[i] = -2
+		}
 		for _, p := range poses {
 			for _, q := range []pose{p, p.rotated(bandW, aspect*bandW)} {
 				top, valid := warpBand(frame, &q, bandW, bandH, &r.band)
@@ -203,13 +218,18 @@ func (r *Recognizer) analyze(frame gocv.Mat) analysis {
 				ink := cornerInk(&f.fine)
 				r1, _ := best2(ix.rank[:])
 				a.topInk = max(a.topInk, ink)
+				for i, v := range ix.corner {
+					corners[i] = max(corners[i], v)
+				}
 				if first {
 					a.pose, a.top, a.valid, a.scores, a.index, bestQ = q, top, valid, s, ix, ix.rank[r1]
+					a.frame = &f
 					first = false
 					continue
 				}
 				if ix.rank[r1] > bestQ {
 					a.pose, a.top, a.valid, a.index, bestQ = q, top, valid, ix, ix.rank[r1]
+					a.frame = &f
 				}
 				for i := range s {
 					a.scores[i].same = max(a.scores[i].same, s[i].same)
@@ -221,6 +241,8 @@ func (r *Recognizer) analyze(frame gocv.Mat) analysis {
 		if first {
 			a.err = errors.New("the card's ends are outside the table camera's view")
 		}
+		// A card's calibrated corner may show at either end of it on the table.
+		a.index.corner = corners
 	}
 	return a
 }
@@ -367,6 +389,31 @@ func (r *Recognizer) indexPatch(frame gocv.Mat, p *pose) *feat {
 	return &f
 }
 
+// corners correlates an aligned index patch (shift bx, by) with every card's calibrated patch
+// over the alignment window, within a pixel of the alignment, in every blur variant.
+func (r *Recognizer) corners(f *feat, bx, by int) [52]float64 {
+	m := r.m
+	var out [52]float64
+	for i := range out {
+		out[i] = -2
+	}
+	for dy := by - 1; dy <= by+1; dy++ {
+		for dx := bx - 1; dx <= bx+1; dx++ {
+			if !shiftInside(m.alignWin, dx, dy, f.w, f.h) {
+				continue
+			}
+			fs := statsAt(f, bright, m.alignWin, dx, dy)
+			for v := range m.idxV {
+				for i := range m.idxV[v] {
+					t := m.idxV[v][i].c[:]
+					out[i] = max(out[i], corrOf(fs, m.cornerStats[v][i], dotAt(f, t, f.w, bright, m.alignWin, dx, dy)))
+				}
+			}
+		}
+	}
+	return out
+}
+
 // refineRanks is how many of the best ranks at the index's alignment are tried again around it.
 const refineRanks = 4
 
@@ -450,6 +497,9 @@ func (r *Recognizer) scoreIndex(f *feat) indexScores {
 		s.rank[i] = -1
 	}
 	_, bx, by := r.align(f)
+	if !m.indexGood {
+		s.corner = r.corners(f, bx, by)
+	}
 	// Every rank template, in every blur variant, at the alignment; the best few ranks again
 	// within a pixel of it. The variant whose best rank scores highest is the one read.
 	var rv [suitVariants][13]float64
@@ -610,6 +660,13 @@ const (
 	noneStep   = 24
 	noneSmooth = 0.7
 	noneEdge   = 5.0
+	// oneEndFaceMin and oneEndFaceMargin: a face read alone, in a deck whose index does not tell
+	// every rank, must match a card's calibrated view this well and lead every other card by
+	// this much; oneEndCornerMin and oneEndCornerTie: its corner must match the card's own this
+	// well, and no other card's by more; oneEndChromaMax: its colour may differ by this much.
+	oneEndFaceMin, oneEndFaceMargin  = 0.95, 0.04
+	oneEndCornerMin, oneEndCornerTie = 0.85, 0.005
+	oneEndChromaMax                  = 0.1
 	// blankBack is the most a cut card may look like the card back, and blankCard like any card.
 	blankBack, blankCard = 0.4, 0.8
 )
@@ -679,6 +736,9 @@ func (r *Recognizer) decide(a *analysis) vision.Result {
 			return vision.Rejected("a blank card with one side outside the window", 0)
 		case bestCard >= blankCard:
 			return vision.Rejected("a blank card that looks like a card", bestCard)
+		case a.upperInk > blankInk:
+			// A card seen at an end that has no index has pips or a figure all the same.
+			return vision.Rejected("blank corners, but something drawn on the card", a.upperInk)
 		case backEv >= blankBack && (backRimOK || !backRim):
 			// Plastic cannot be told from a back with no rim of its own, nor from one whose
 			// rim it seems to show, when it looks like the back at all.
@@ -749,6 +809,35 @@ func (r *Recognizer) decide(a *analysis) vision.Result {
 			return vision.Rejected(fmt.Sprintf("index reads %s, face reads %s", pick, card.FromIndex(faceBest)), conf)
 		}
 		return vision.Result{Kind: vision.Card, Card: pick, Confidence: conf}
+	}
+	if !m.indexGood && faceBest >= 0 {
+		// Nothing in the index corner tells every rank apart: perhaps a deck with its index at
+		// one end only, whose other end may look, in what a frame shows of it, like another card
+		// seen at its calibrated end. The face is taken only as that card's calibrated view,
+		// plainly ahead of every other card, with the card's own corner and colour.
+		c := card.FromIndex(faceBest)
+		same := -1.0
+		for _, s := range a.scores {
+			if s.i == faceBest {
+				same = s.fineSame
+			}
+		}
+		corner := a.index.corner[faceBest]
+		rival := -2.0
+		for i, v := range a.index.corner {
+			if i != faceBest {
+				rival = max(rival, v)
+			}
+		}
+		switch {
+		case same < oneEndFaceMin || same-faceSecond < oneEndFaceMargin:
+			return vision.Rejected(fmt.Sprintf("the face reads %s, not plainly", c), 0)
+		case corner < oneEndCornerMin || corner < rival-oneEndCornerTie:
+			return vision.Rejected(fmt.Sprintf("the face reads %s, its index corner does not", c), 0)
+		case chromaDist(a.frame.chroma, m.cards[faceBest].chroma) > oneEndChromaMax:
+			return vision.Rejected(fmt.Sprintf("the face reads %s, its colour does not", c), 0)
+		}
+		return vision.Result{Kind: vision.Card, Card: c, Confidence: confidence(same, same-faceSecond, oneEndFaceMargin)}
 	}
 	if faceSure {
 		c := card.FromIndex(faceBest)

@@ -119,6 +119,14 @@ func cornerInk(f *feat) float64 {
 	return max(inkShare(f, rect{m, m, s, s}), inkShare(f, rect{bandW - s, m, bandW - m, s}))
 }
 
+// upperInk is the inkShare of the band's upper part, inside its rim, down to upper rows: where a
+// cut card carries nothing (its word, if any, is printed lower, near its middle) and nearly every
+// card, whichever end is seen, shows pips or a figure.
+func upperInk(f *feat, upper int) float64 {
+	const m = 6
+	return inkShare(f, rect{m, m, f.w - m, min(upper, f.h)})
+}
+
 // straightEdge measures the strongest straight edge in a blurred frame: for near-vertical lines
 // (tilted up to 6°) the mean horizontal colour step along the lower two thirds of the frame, and
 // for near-horizontal lines the mean vertical step along the middle of the frame's width; it
@@ -322,4 +330,36 @@ func rimLike(frame, t [3]float64) (standsOut, like bool) {
 		}
 	}
 	return standsOut, like
+}
+
+// chromaOf is the mean colour of an 8-bit BGR band's rows [top, valid), inside its rim, as
+// shares of the sum of the three channels.
+func chromaOf(band gocv.Mat, top, valid int) [3]float64 {
+	out := [3]float64{1.0 / 3, 1.0 / 3, 1.0 / 3}
+	px, err := band.DataPtrUint8()
+	if err != nil {
+		return out
+	}
+	w := band.Cols()
+	var sum [3]float64
+	for y := max(top, w/16); y < valid; y += 2 {
+		for x := w / 16; x < w-w/16; x += 2 {
+			i := (y*w + x) * 3
+			for c := 0; c < 3; c++ {
+				sum[c] += float64(px[i+c])
+			}
+		}
+	}
+	if t := sum[0] + sum[1] + sum[2]; t > 0 {
+		for c := range out {
+			out[c] = sum[c] / t
+		}
+	}
+	return out
+}
+
+// chromaDist is how far apart two colours are as shares of their sum (see chromaOf): the
+// largest difference of a channel's share.
+func chromaDist(a, b [3]float64) float64 {
+	return max(math.Abs(a[0]-b[0]), math.Abs(a[1]-b[1]), math.Abs(a[2]-b[2]))
 }
