@@ -168,6 +168,13 @@ func (k *Keyring) check() error {
 		}
 		k.pubs[e.Kid] = pub
 	}
+	for _, r := range k.Revoked {
+		// A revocation that names no key id revokes nothing: refuse it rather than let a key
+		// the floor meant to revoke go on signing (" KID" from a list with spaces, a typo).
+		if len(r) != KeyIDLen || !lowerHex([]byte(r)) {
+			return fmt.Errorf("tablebus: keyring: revoked %q is not a key id (16 lowercase hex digits)", r)
+		}
+	}
 	return nil
 }
 

@@ -146,8 +146,10 @@ func keysSign(_ context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		}
 		k.Keys = append(k.Keys, e)
 	}
-	if *revoke != "" {
-		k.Revoked = strings.Split(*revoke, ",")
+	for _, r := range strings.Split(*revoke, ",") {
+		if r = strings.TrimSpace(r); r != "" {
+			k.Revoked = append(k.Revoked, r)
+		}
 	}
 	kr, err := tablebus.SignKeyring(k, root)
 	if err != nil {

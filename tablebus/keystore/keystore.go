@@ -192,6 +192,13 @@ func Watch(ctx context.Context, keyPath, keyringPath string, root ed25519.Public
 		return fi.ModTime()
 	}
 	keyT, krT := stamp(keyPath), stamp(keyringPath)
+	// What is in force now: a new keyring must be newer and keep the key the table signs with
+	// (listed, not revoked), or every consumer would refuse the table's next events.
+	cur, _ := ReadKeyring(keyringPath, root)
+	var kid string
+	if s, _, err := Load(keyPath, keyringPath, root, table, time.Now()); err == nil {
+		kid = s.KeyID()
+	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -203,9 +210,19 @@ func Watch(ctx context.Context, keyPath, keyringPath string, root ed25519.Public
 		if s := stamp(keyringPath); !s.Equal(krT) {
 			krT = s
 			kr, err := ReadKeyring(keyringPath, root)
-			if err != nil {
+			switch {
+			case err != nil:
 				onErr(err)
-			} else {
+			case cur != nil && kr.Version <= cur.Version:
+				onErr(fmt.Errorf("keystore: keyring version %d is not newer than the one in force (%d): refused", kr.Version, cur.Version))
+			default:
+				if kid != "" {
+					if _, err := kr.TableKey(kid, table, time.Now()); err != nil {
+						onErr(fmt.Errorf("keystore: the new keyring does not let the table's key %s sign (%w): install the new key first, then a keyring that drops the old", kid, err))
+						continue
+					}
+				}
+				cur = kr
 				onKeyring(kr)
 			}
 		}
@@ -215,6 +232,7 @@ func Watch(ctx context.Context, keyPath, keyringPath string, root ed25519.Public
 			if err != nil {
 				onErr(err)
 			} else {
+				kid = signer.KeyID()
 				onKey(signer)
 			}
 		}

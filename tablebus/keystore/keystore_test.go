@@ -116,4 +116,26 @@ func TestWatch(t *testing.T) {
 	if !slices.Contains(got, "keyring 2") || !slices.Contains(got, "key "+s2.KeyID()) {
 		t.Fatalf("got %v", got)
 	}
+	// Keyrings installed out of order are refused (review finding: consumers would be wedged):
+	// an older version, and one that drops the key the table signs with (k2, in force now).
+	refused := func(what, want string) {
+		t.Helper()
+		time.Sleep(30 * time.Millisecond)
+		later := time.Now().Add(2 * time.Second)
+		os.Chtimes(krPath, later, later)
+		select {
+		case err := <-errs:
+			if !strings.Contains(err.Error(), want) {
+				t.Fatalf("%s: %v, want %q", what, err, want)
+			}
+		case v := <-rings:
+			t.Fatalf("%s: keyring %d taken", what, v)
+		case <-time.After(2 * time.Second):
+			t.Fatalf("%s: no refusal", what)
+		}
+	}
+	write(1, entry(s1), entry(s2))
+	refused("an older keyring", "not newer")
+	write(3, entry(s1))
+	refused("a keyring without the key in force", "does not let the table's key")
 }
