@@ -48,6 +48,7 @@ func runWatch(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	asJSON := fs.Bool("json", false, "tail the verified events: each one's exact payload on a line of its own")
 	lines := fs.Bool("lines", false, "one line per event, as the daemon prints its feed (the default when the output is not a terminal)")
 	httpAddr := fs.String("http", "", "serve the floor's web view and /metrics on this address, e.g. :8080")
+	httpHosts := fs.String("http-hosts", "", "host names the web view answers to besides localhost and IP addresses, comma-separated")
 	cardArt := fs.String("card-art", floor.DefaultCardArt, "card art for the web view (an Aisleriot deck)")
 	fs.Var(&journals, "journal", "TABLE=FILE: a table's journal, for the web view's replay (repeat for several)")
 	rootPath := fs.String("root", "", "the floor's root public key (sabot keys root); empty trusts the first keyring's root (development)")
@@ -110,9 +111,14 @@ func runWatch(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		if !ok || tablebus.ValidTable(table) != nil || path == "" {
 			return fmt.Errorf("watch: --journal %q: want TABLE=FILE", spec)
 		}
-		j, err := journal.Open(path, table)
+		// Read-only: another process's live journal is never upgraded, and a typo creates nothing.
+		j, err := journal.OpenReadOnly(path)
 		if err != nil {
 			return fmt.Errorf("watch: %w", err)
+		}
+		if j.Table() != table {
+			j.Close()
+			return fmt.Errorf("watch: --journal %s=%s: the journal is table %s's", table, path, j.Table())
 		}
 		defer j.Close()
 		js[table] = j
@@ -188,7 +194,7 @@ func runWatch(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	go bf.watchLink(ctx, client)
 
 	if *httpAddr != "" {
-		so := floor.ServerOptions{Floor: fl, Art: art, Public: !*secure, Title: "Floor", Logger: log,
+		so := floor.ServerOptions{Floor: fl, Art: art, Public: !*secure, Title: "Floor", Logger: log, Hosts: splitList(*httpHosts),
 			Extra: map[string]http.Handler{"GET /metrics": promhttp.HandlerFor(reg, promhttp.HandlerOpts{})}}
 		if len(js) > 0 {
 			so.Journal = func(t string) (floor.Journal, bool) { j, ok := js[t]; return j, ok }
@@ -383,4 +389,15 @@ func (b *busFeed) watchLink(ctx context.Context, client *mqttbus.Client) {
 			b.push(floor.Delivery{Problem: p})
 		}
 	}
+}
+
+// splitList splits a comma-separated list, dropping blanks.
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
 }

@@ -39,6 +39,7 @@ type opsOptions struct {
 	logFormat   string
 	stallAfter  time.Duration
 	checkConfig bool
+	httpHosts   string
 
 	art       *floor.Art // loaded by validate when the web view is on
 	effective string     // every setting in force, as a configuration file (--check-config)
@@ -46,6 +47,7 @@ type opsOptions struct {
 
 func addOpsFlags(fs *flag.FlagSet, o *opsOptions) {
 	fs.StringVar(&o.http, "http", "", "address of the web view, the technician pages and /metrics, e.g. 127.0.0.1:8080 (empty: off)")
+	fs.StringVar(&o.httpHosts, "http-hosts", "", "host names the web view answers to besides localhost and IP addresses, comma-separated (DNS-rebinding guard)")
 	fs.BoolVar(&o.httpPublic, "http-public", false, "the web view shows the public feed only: face-down cards stay hidden (for a display outside surveillance)")
 	fs.StringVar(&o.cardArt, "card-art", floor.DefaultCardArt, "card art for the web view: an Aisleriot deck (.svg or .svgz, 13 × 5 cards)")
 	fs.StringVar(&o.reports, "reports", "", "directory of the vision calibration and camera reports (PNG) for the technician page (default: reports/ beside the journal)")
@@ -135,6 +137,7 @@ type ops struct {
 	loop   *shoe.Loop
 	ln     net.Listener
 	srv    *http.Server
+	ro     *journal.Journal // the web view's read-only connection to the journal
 
 	statusMu   sync.Mutex
 	lastStatus string
@@ -193,10 +196,23 @@ func newOps(ctx context.Context, d opsDeps) (*ops, error) {
 	}
 
 	if o.ops.http != "" {
+		// The replay reads through a read-only connection of its own: the web view's queries
+		// never wait on, nor hold up, the table's journal appends.
+		ro, err := journal.OpenReadOnly(d.j.Path())
+		if err != nil {
+			return nil, fmt.Errorf("web view: %w", err)
+		}
+		p.ro = ro
+		var hosts []string
+		for _, h := range strings.Split(o.ops.httpHosts, ",") {
+			if h = strings.TrimSpace(h); h != "" {
+				hosts = append(hosts, h)
+			}
+		}
 		srv, err := floor.NewServer(floor.ServerOptions{
 			Floor: p.floor, Art: o.ops.art, Tech: p.diag, Reports: o.ops.reports, Public: o.ops.httpPublic,
-			Title: "Table " + o.table, Logger: p.log,
-			Journal: func(t string) (floor.Journal, bool) { return d.j, t == o.table },
+			Title: "Table " + o.table, Logger: p.log, Hosts: hosts,
+			Journal: func(t string) (floor.Journal, bool) { return ro, t == o.table },
 			Extra:   map[string]http.Handler{"GET /metrics": promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(p.log.Handler(), slog.LevelWarn)})},
 		})
 		if err != nil {
@@ -268,6 +284,7 @@ func (p *ops) run(ctx context.Context) error {
 			sctx, c := context.WithTimeout(context.Background(), 2*time.Second)
 			defer c()
 			p.srv.Shutdown(sctx)
+			p.ro.Close()
 		}()
 	}
 	if err := p.notify.Notify(sdnotify.Ready, sdnotify.Status(p.statusLine())); err != nil {

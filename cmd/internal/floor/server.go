@@ -9,12 +9,14 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -104,15 +106,22 @@ type ServerOptions struct {
 	Logger *slog.Logger
 	// Throttle is the least time between two updates of one stream; default 100 ms.
 	Throttle time.Duration
+	// Hosts are the host names the view answers to, besides localhost and IP addresses: a
+	// request naming any other host is refused (421), so that a page on another site cannot
+	// reach the view through a DNS name rebound to this address.
+	Hosts []string
+	// MaxStreams bounds the live streams served at once; default 64.
+	MaxStreams int
 }
 
 // Server is the web view: the floor page, the technician pages, their JSON API and the live
 // stream of server-sent events.
 type Server struct {
-	o    ServerOptions
-	mux  *http.ServeMux
-	csrf http.Handler // the mux behind cross-origin protection
-	log  *slog.Logger
+	streams atomic.Int64 // live streams open
+	o       ServerOptions
+	mux     *http.ServeMux
+	csrf    http.Handler // the mux behind cross-origin protection
+	log     *slog.Logger
 }
 
 // NewServer returns the web view for o.Floor.
@@ -128,6 +137,9 @@ func NewServer(o ServerOptions) (*Server, error) {
 	}
 	if o.Title == "" {
 		o.Title = "Floor"
+	}
+	if o.MaxStreams <= 0 {
+		o.MaxStreams = 64
 	}
 	s := &Server{o: o, mux: http.NewServeMux(), log: o.Logger}
 	sub, err := fs.Sub(static, "static")
@@ -161,10 +173,35 @@ func NewServer(o ServerOptions) (*Server, error) {
 
 // ServeHTTP serves the view.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.hostAllowed(r.Host) {
+		// DNS rebinding: a page from another site, its name now pointing here, is same-origin
+		// for the browser; its Host header still names the other site.
+		http.Error(w, "floor: this view does not answer for host "+r.Host, http.StatusMisdirectedRequest)
+		return
+	}
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("X-Frame-Options", "DENY")
 	w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'")
 	s.csrf.ServeHTTP(w, r)
+}
+
+// hostAllowed reports whether a request's Host names this view: an IP address, localhost, or
+// one of ServerOptions.Hosts.
+func (s *Server) hostAllowed(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
+	if host == "" || net.ParseIP(host) != nil || strings.EqualFold(host, "localhost") {
+		return true
+	}
+	for _, h := range s.o.Hosts {
+		if strings.EqualFold(host, strings.TrimSpace(h)) {
+			return true
+		}
+	}
+	return false
 }
 
 func noCache(h http.Handler) http.Handler {
@@ -235,11 +272,17 @@ func (s *Server) floorJSON(w http.ResponseWriter, r *http.Request) {
 // after a quiet spell at once), and a comment line every 15 s so that proxies keep the
 // connection open.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
-	fl, ok := w.(http.Flusher)
-	if !ok {
+	if _, ok := w.(http.Flusher); !ok {
 		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
 		return
 	}
+	if n := s.streams.Add(1); n > int64(s.o.MaxStreams) {
+		s.streams.Add(-1)
+		http.Error(w, "floor: too many live views open", http.StatusServiceUnavailable)
+		return
+	}
+	defer s.streams.Add(-1)
+	rc := http.NewResponseController(w)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
@@ -251,11 +294,12 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 			s.log.Error("stream: encoding", "err", err)
 			return false
 		}
+		// A client that stops reading must not hold this goroutine for ever.
+		rc.SetWriteDeadline(time.Now().Add(10 * time.Second))
 		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b); err != nil {
 			return false
 		}
-		fl.Flush()
-		return true
+		return rc.Flush() == nil
 	}
 	changed := s.o.Floor.Changed()
 	snap := s.o.Floor.Snapshot(0)
@@ -270,10 +314,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 		case <-ctx.Done():
 			return
 		case <-ping.C:
-			if _, err := fmt.Fprint(w, ": ping\n\n"); err != nil {
+			rc.SetWriteDeadline(time.Now().Add(10 * time.Second))
+			if _, err := fmt.Fprint(w, ": ping\n\n"); err != nil || rc.Flush() != nil {
 				return
 			}
-			fl.Flush()
 			continue
 		case <-changed:
 		}
