@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"crypto/ed25519"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/sabot-tables/sabot/games"
 	"github.com/sabot-tables/sabot/games/catalog"
@@ -114,15 +116,23 @@ func runEngine(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 
 	e := &engineRun{f: follow.New(eng, catalog.Manage), j: j, client: client, topic: topics.Engine(*id), id: *id, table: *table,
 		session: session, quiet: *quiet, stdout: stdout, log: log}
+	if err := e.resume(ctx); err != nil {
+		return err
+	}
 	log.Info("engine following the table's verified feed", "game", *game, "topic", topics.SecureEvents(), "from_seq", from)
 	return c.Run(ctx, client, e)
+}
+
+// publisher publishes one message (mqttbus.Client).
+type publisher interface {
+	Publish(ctx context.Context, topic string, payload []byte, qos byte, retain bool) error
 }
 
 // engineRun is the engine process's consumer handler.
 type engineRun struct {
 	f       *follow.Follower
 	j       *journal.Journal
-	client  *mqttbus.Client
+	client  publisher
 	topic   string
 	id      string
 	table   string
@@ -134,20 +144,67 @@ type engineRun struct {
 	inRound bool // between the round's opening and its settlement or void
 	held    bool // the daemon died in a round: the round is held
 	last    tablebus.Event
+
+	// After a restart the engine follows again from its last round boundary: the outputs it
+	// journaled before the crash are not emitted twice. lastRef is the daemon's event the last
+	// journaled output answered, doneAtLast how many outputs answered it.
+	lastRef    uint64
+	doneAtLast int
+	seenAtLast int
+	unsent     uint64 // the first journaled event not yet published (0: none)
+}
+
+// resume reads where the engine's journal stands: the last daemon event it answered, and how
+// many outputs it journaled for it.
+func (e *engineRun) resume(ctx context.Context) error {
+	last := e.j.NextSeq() - 1
+	if last == 0 {
+		return nil
+	}
+	from := uint64(1)
+	if last > 64 {
+		from = last - 64 // a round's outputs are a few dozen events at most
+	}
+	return e.j.Range(ctx, from, last, func(r journal.Record) error {
+		var o struct {
+			Ref uint64 `json:"ref"`
+		}
+		if err := json.Unmarshal(r.Secure, &o); err != nil {
+			return err
+		}
+		switch {
+		case o.Ref > e.lastRef:
+			e.lastRef, e.doneAtLast = o.Ref, 1
+		case o.Ref == e.lastRef:
+			e.doneAtLast++
+		}
+		return nil
+	})
 }
 
 var _ consumer.Handler = (*engineRun)(nil)
 
 // emit journals and publishes one of the engine's own events.
 func (e *engineRun) emit(o tablebus.Event) error {
+	// An output the journal already holds (the engine crashed after journaling it, and follows
+	// the round again) is not emitted twice: a settlement must never be published twice.
+	if o.Ref != 0 && o.Ref <= e.lastRef {
+		if o.Ref < e.lastRef {
+			return nil
+		}
+		if e.seenAtLast++; e.seenAtLast <= e.doneAtLast {
+			return nil
+		}
+	}
 	o.V, o.Seq, o.Table, o.Source, o.Session = tablebus.SchemaVersion, e.j.NextSeq(), e.table, e.id, e.session
 	r, err := e.j.Append(o)
 	if err != nil {
 		return err
 	}
-	if err := e.client.Publish(context.Background(), e.topic, r.Secure, 1, false); err != nil {
-		e.log.Warn("publishing the engine's event (it stays in its journal)", "seq", o.Seq, "err", err)
+	if e.unsent == 0 {
+		e.unsent = r.Seq
 	}
+	e.flush()
 	if o.Type == tablebus.Fault {
 		e.log.Error("ALARM", "code", o.Code, "problem", o.Problem)
 	}
@@ -157,6 +214,29 @@ func (e *engineRun) emit(o tablebus.Event) error {
 		}
 	}
 	return nil
+}
+
+// flush publishes the journaled events not yet published, in order, stopping at the first
+// failure (they are published again with the next event: nothing journaled is skipped).
+func (e *engineRun) flush() {
+	if e.unsent == 0 {
+		return
+	}
+	last := e.j.NextSeq() - 1
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := e.j.Range(ctx, e.unsent, last, func(r journal.Record) error {
+		if err := e.client.Publish(ctx, e.topic, r.Secure, 1, false); err != nil {
+			return err
+		}
+		e.unsent = r.Seq + 1
+		return nil
+	})
+	if err != nil {
+		e.log.Warn("publishing the engine's events (they stay in its journal and go out with the next)", "from_seq", e.unsent, "err", err)
+		return
+	}
+	e.unsent = 0
 }
 
 // Event follows one verified event of the daemon's feed.
