@@ -90,6 +90,9 @@ func runCommand(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	}
 }
 
+// numericField names the command fields that hold numbers (tablebus.Command).
+var numericField = map[string]bool{"v": true, "at": true, "behind": true, "seat": true, "amount": true}
+
 // parseCommandArgs reads a command as JSON, or as its name and name=value pairs.
 func parseCommandArgs(args []string) (tablebus.Command, error) {
 	var c tablebus.Command
@@ -107,7 +110,8 @@ func parseCommandArgs(args []string) (tablebus.Command, error) {
 		if !ok {
 			return c, fmt.Errorf("command: %q: want name=value", a)
 		}
-		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		// Numbers only where the command has a number: "reason=42" stays words.
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && numericField[k] {
 			m[k] = n
 		} else {
 			m[k] = v
