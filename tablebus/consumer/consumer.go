@@ -390,6 +390,12 @@ func (c *Consumer) alarm(out []Output, now time.Time, code, table string, seq ui
 
 func (c *Consumer) receive(topic string, payload []byte, now time.Time, out []Output) []Output {
 	p, err := tablebus.ParseTopic(topic)
+	if err == nil && tablebus.ValidTable(p.Table) != nil {
+		// No table has that id (a role account's name, say): nothing of a table's feed, and
+		// nothing to raise an alarm about for every message a misconfigured broker lets by.
+		c.log.Debug("dropped a message outside any table's tree", "topic", topic)
+		return out
+	}
 	if err != nil || (c.follow != nil && !c.follow[p.Table]) {
 		return c.alarm(out, now, AlarmTopic, p.Table, 0, topic, "a message on a topic this consumer does not follow")
 	}
