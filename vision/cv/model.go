@@ -66,8 +66,10 @@ type model struct {
 	// rankWin and suitWin are the index windows in index-patch pixels (the band's area around
 	// the index, indexScale times finer, see warpIndex); suitWin may be empty.
 	rankWin, suitWin rect
-	area             rect     // the index area, in band pixels
-	idx              [52]feat // each card's index patch
+	area             rect // the index area, in band pixels
+	// index spans the rank and suit windows, in band pixels: what must be in view to read them.
+	index rect
+	idx   [52]feat // each card's index patch
 	// rankT holds the brightness plane of each rank's index patch, averaged over its four suits.
 	rankT [13][][]float32
 	// rankTV holds the rank templates of each blur variant (see suitVariants); rankTV[0] is rankT.
@@ -138,6 +140,10 @@ func newModel(p *calibration.VisionProfile) (*model, error) {
 		return rect{max(0, pr.x0-d), max(0, pr.y0-d), min(pw, pr.x1+d), min(ph, pr.y1+d)}
 	}
 	m.rankWin, m.suitWin = toPatch(p.Rank), toPatch(p.Suit)
+	m.index = rect{p.Rank.X0, p.Rank.Y0, p.Rank.X1, p.Rank.Y1}
+	if !p.Suit.Empty() {
+		m.index = rect{min(p.Rank.X0, p.Suit.X0), min(p.Rank.Y0, p.Suit.Y0), max(p.Rank.X1, p.Suit.X1), max(p.Rank.Y1, p.Suit.Y1)}
+	}
 	for i, c := range card.Deck() {
 		t, err := load(c.String(), p.Cards[c.String()])
 		if err != nil {
@@ -400,6 +406,15 @@ func findWindows(cards []feat) (rankWin, suitWin rect, sep float64, err error) {
 			}
 		}
 	}
+	// A deck whose index holds no suit (its suit is told by the pips) has no suit window: the
+	// best window tells the suits apart no better than noise.
+	suitSep := math.Inf(1)
+	for i := range suitPairs {
+		suitSep = math.Min(suitSep, suitPairs[i].sum(suitWin))
+	}
+	if suitSep < MinSuitSeparation {
+		suitWin = rect{}
+	}
 	return rankWin, suitWin, sep, nil
 }
 
@@ -538,8 +553,9 @@ func findLength(cards []feat) (int, float64) {
 }
 
 // MinIndexSeparation is the least worst-pair separation (see findWindows) at which a rank window
-// is trusted.
-const MinIndexSeparation = 100
+// is trusted, MinSuitSeparation a suit window (the development decks' suit windows separate
+// their suits by 100 to 3,000; a deck with no suit in its index, by under 30).
+const MinIndexSeparation, MinSuitSeparation = 100, 30
 
 // pad grows a non-empty window by d pixels on each side, within the band.
 func pad(r rect, d int) rect {

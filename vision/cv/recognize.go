@@ -102,6 +102,9 @@ type indexScores struct {
 	// corner holds, for a deck whose rank window does not tell every rank (see model.indexGood),
 	// the index area's correlation (brightness) with each card's own calibrated corner.
 	corner [52]float64
+	// patch is the frame's index patch and (bx, by) its alignment, for cornerOf.
+	patch  *feat
+	bx, by int
 	// card holds, for the four cards of the best rank, the suit window's
 	// correlation with that card's own template (sharper than the suit's mean over ranks), in
 	// each blur variant; -2 elsewhere.
@@ -293,7 +296,11 @@ func (r *Recognizer) score(f *tmpl, rot bool, index *indexScores) []candScores {
 		return max(out[order[a]].same, out[order[a]].rot) > max(out[order[b]].same, out[order[b]].rot)
 	})
 	pick := map[int]bool{}
-	for _, i := range order[:shortList] {
+	top := max(out[order[0]].same, out[order[0]].rot)
+	for k, i := range order {
+		if k >= shortList && max(out[i].same, out[i].rot) < top-shortGap {
+			break
+		}
 		pick[i] = true
 	}
 	if index != nil {
@@ -359,8 +366,13 @@ func rotScoreLen(f, t *feat, length, slack int) (float64, int) {
 	return best, bl
 }
 
-// shortList is how many candidates of each kind are compared again at full resolution.
-const shortList = 5
+// shortList is how many of the best candidates are compared again at full resolution, and
+// shortGap how close to the best (at half resolution) any other must be to join them: the
+// runner-up a lead is measured against must be among them.
+const (
+	shortList = 5
+	shortGap  = 0.1
+)
 
 // best2 returns the indexes of the largest and second largest values.
 func best2(v []float64) (int, int) {
@@ -387,6 +399,25 @@ func (r *Recognizer) indexPatch(frame gocv.Mat, p *pose) *feat {
 	warpIndex(frame, p, r.m.area, &r.patch)
 	f := indexFeat(&r.patch)
 	return &f
+}
+
+// cornerOf is the index patch's correlation with card i's calibrated corner (see corners).
+func (r *Recognizer) cornerOf(ix *indexScores, i int) float64 {
+	m := r.m
+	f := ix.patch
+	best := -2.0
+	for dy := ix.by - 1; dy <= ix.by+1; dy++ {
+		for dx := ix.bx - 1; dx <= ix.bx+1; dx++ {
+			if !shiftInside(m.alignWin, dx, dy, f.w, f.h) {
+				continue
+			}
+			fs := statsAt(f, bright, m.alignWin, dx, dy)
+			for v := range m.idxV {
+				best = max(best, corrOf(fs, m.cornerStats[v][i], dotAt(f, m.idxV[v][i].c[:], f.w, bright, m.alignWin, dx, dy)))
+			}
+		}
+	}
+	return best
 }
 
 // corners correlates an aligned index patch (shift bx, by) with every card's calibrated patch
@@ -497,6 +528,7 @@ func (r *Recognizer) scoreIndex(f *feat) indexScores {
 		s.rank[i] = -1
 	}
 	_, bx, by := r.align(f)
+	s.patch, s.bx, s.by = f, bx, by
 	if !m.indexGood {
 		s.corner = r.corners(f, bx, by)
 	}
@@ -631,6 +663,17 @@ func (r *Recognizer) suitScore(ix *indexScores, rk int) (suit int, score, lead f
 	return s1, c[s1], lead, c[s1] >= suitMin
 }
 
+// cornerMin is the least correlation of a frame's index corner with the calibrated corner of the
+// card read.
+const cornerMin = 0.75
+
+// indexCut is how many band rows of the index windows may lie outside the frame: their edges
+// hold little.
+const indexCut = 4
+
+// minBandRows is the least number of band rows a shoe frame must show of a card: half the band.
+const minBandRows = bandH / 2
+
 // Acceptance thresholds. Correlations are in [-1, 1]; a margin is the lead of the best candidate
 // over the runner-up. They were set on the development decks (../shared/vision-dev) so that no
 // frame of any deck was read wrong, and hold for any deck because every score is measured against
@@ -684,6 +727,10 @@ func (r *Recognizer) indexRead(ix *indexScores) (rankOK, suitOK bool) {
 func (r *Recognizer) decide(a *analysis) vision.Result {
 	m := r.m
 	if a.err != nil {
+		if errors.Is(a.err, errTopAbove) {
+			// The card's sides reach the window's top: a card, not yet or no longer placed.
+			return vision.Rejected(a.err.Error(), 0)
+		}
 		if a.emptyStep > 0 {
 			// An empty window is felt everywhere: no straight edge, no smooth patch, little
 			// structure. Anything else with no card outline is something unread.
@@ -695,6 +742,13 @@ func (r *Recognizer) decide(a *analysis) vision.Result {
 			}
 		}
 		return vision.Rejected(a.err.Error(), 0)
+	}
+	if r.view == vision.Shoe {
+		// A card entering or leaving the window shows too little of itself to tell it from
+		// another, or from the back or the cut card.
+		if a.valid-a.top < minBandRows {
+			return vision.Rejected("too little of the card in view", 0)
+		}
 	}
 	r1, r2 := best2(a.index.rank[:])
 	rankScore, rankLead := a.index.rank[r1], relLead(a.index.rank[r1], a.index.rank[r2], m.rankSim[a.index.rankVar][r1][r2])
@@ -746,6 +800,9 @@ func (r *Recognizer) decide(a *analysis) vision.Result {
 		}
 		return vision.Result{Kind: vision.Cut, Confidence: 1 - a.topInk/(2*blankInk)}
 	}
+	if r.view == vision.Shoe && (a.top > m.index.y0+indexCut || a.valid < m.index.y1-indexCut) {
+		return vision.Rejected("the card's index is not all in view", 0)
+	}
 	// Cards, as the whole band reads them.
 	fine := func(i int) float64 {
 		for _, c := range a.scores {
@@ -772,6 +829,16 @@ func (r *Recognizer) decide(a *analysis) vision.Result {
 	}
 	anyCard := func(int) bool { return true }
 	faceBest, faceScore, faceSecond := bestOf(anyCard)
+	// A card that could not be compared at its other end (the frame and its template share too
+	// little of the card) cannot be ruled out by the face.
+	uncompared := false
+	if m.length > 0 && r.view == vision.Shoe {
+		for _, c := range a.scores {
+			if c.i >= 0 && c.rot < -0.99 {
+				uncompared = true
+			}
+		}
+	}
 	faceSure := faceScore >= cardMin && faceScore-faceSecond >= cardMargin
 	if rankOK {
 		rank := card.Rank(r1 + 1)
@@ -808,7 +875,16 @@ func (r *Recognizer) decide(a *analysis) vision.Result {
 		if faceSure && faceBest != pick.Index() && faceScore >= faceVeto && faceScore-fine(pick.Index()) >= faceVetoMargin {
 			return vision.Rejected(fmt.Sprintf("index reads %s, face reads %s", pick, card.FromIndex(faceBest)), conf)
 		}
+		// The whole index corner, rank and suit and what lies about them, must be the card's
+		// own: the rank window alone may find a figure in a corner that holds none (the other
+		// end of a deck with its index at one end only).
+		if c := r.cornerOf(&a.index, pick.Index()); c < cornerMin {
+			return vision.Rejected(fmt.Sprintf("index reads %s, its corner does not", pick), c)
+		}
 		return vision.Result{Kind: vision.Card, Card: pick, Confidence: conf}
+	}
+	if uncompared && !rankOK {
+		return vision.Rejected("cannot read the card's index, and the face shows too little of some cards", 0)
 	}
 	if !m.indexGood && faceBest >= 0 {
 		// Nothing in the index corner tells every rank apart: perhaps a deck with its index at

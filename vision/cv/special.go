@@ -317,7 +317,8 @@ func rimContrast(band gocv.Mat, top, valid int) [3]float64 {
 
 // rimLike reports whether a frame's rim (see rimContrast) is that of a template whose rim stands
 // out: every channel in which the template's rim differs from its inside by a fifth of the level
-// differs the same way in the frame, by at least half as much.
+// differs the same way in the frame, by at least a third as much (blur and a pixel's error in
+// the card's edges thin a rim).
 func rimLike(frame, t [3]float64) (standsOut, like bool) {
 	like = true
 	for c := 0; c < 3; c++ {
@@ -325,7 +326,7 @@ func rimLike(frame, t [3]float64) (standsOut, like bool) {
 			continue
 		}
 		standsOut = true
-		if frame[c]*t[c] <= 0 || math.Abs(frame[c]) < math.Abs(t[c])/2 {
+		if frame[c]*t[c] <= 0 || math.Abs(frame[c]) < math.Abs(t[c])/3 {
 			like = false
 		}
 	}
