@@ -12,6 +12,9 @@
 //   - Close can hang on a connection that never sent CONNECT: every connection must send its
 //     CONNECT within ten seconds (a deadline set at accept, which mochi replaces with the
 //     keepalive's once connected), and Close gives up after two seconds anyway;
+//   - Close can deadlock when a client disconnects at that moment (Clients.GetByListener takes
+//     its read lock twice), and its wait group's Add races its Wait: the broker's own listener
+//     disconnects the clients itself and orders every Add before the Wait;
 //   - an MQTT 3.1.1 client whose QoS 1 publish the ACL denies is disconnected, and paho sends
 //     it again after reconnecting (a poison message): the daemon publishes only where its role
 //     may, and its start-up probe says so loudly otherwise;
@@ -24,6 +27,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	mqtt "github.com/mochi-mqtt/server/v2"
@@ -38,6 +43,7 @@ type Broker struct {
 	s    *mqtt.Server
 	addr string
 	log  *slog.Logger
+	ln   *tcpListener
 }
 
 // Account is a broker account: a role's grants (package access) and a password hash.
@@ -102,7 +108,8 @@ func Start(o Options) (*Broker, error) {
 	if o.ConnectTimeout <= 0 {
 		o.ConnectTimeout = 10 * time.Second
 	}
-	if err := s.AddListener(listeners.NewNet("sabot", connectDeadline{ln, o.ConnectTimeout})); err != nil {
+	tl := &tcpListener{ln: ln, timeout: o.ConnectTimeout, srv: s}
+	if err := s.AddListener(tl); err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("broker: %w", err)
 	}
@@ -110,7 +117,7 @@ func Start(o Options) (*Broker, error) {
 		ln.Close()
 		return nil, fmt.Errorf("broker: %w", err)
 	}
-	return &Broker{s: s, addr: ln.Addr().String(), log: o.Logger}, nil
+	return &Broker{s: s, addr: ln.Addr().String(), log: o.Logger, ln: tl}, nil
 }
 
 // Addr returns the address the broker listens on.
@@ -124,6 +131,11 @@ func (b *Broker) String() string { return "embedded MQTT broker on " + b.addr }
 
 // Close stops the broker, waiting at most two seconds (mochi can hang on half-open connections).
 func (b *Broker) Close() error {
+	// Every connection's goroutine has entered mochi's wait group before its first read,
+	// and took the gate there: taking it here orders those entries before Close's wait
+	// (mochi's Add and Wait race otherwise, which the race detector reports).
+	b.ln.gate.Lock()
+	b.ln.gate.Unlock()
 	done := make(chan error, 1)
 	go func() { done <- b.s.Close() }()
 	select {
@@ -152,19 +164,79 @@ func (h levelHandler) WithGroup(n string) slog.Handler {
 	return levelHandler{h.Handler.WithGroup(n), h.min}
 }
 
-// connectDeadline sets a deadline on each accepted connection, so one that never sends
-// CONNECT cannot hold the broker (mochi replaces it with the keepalive's once connected).
-type connectDeadline struct {
-	net.Listener
+// tcpListener is the broker's listener: mochi's listeners.Net, with three changes.
+//   - Each accepted connection gets a deadline, so one that never sends CONNECT cannot hold
+//     the broker (mochi replaces it with the keepalive's once connected).
+//   - Each connection's first read takes the gate, which Close takes too: mochi adds a
+//     connection to its wait group before reading it, so this orders every Add before
+//     Close's Wait (the race detector reports them otherwise).
+//   - Close disconnects the clients itself: mochi's Clients.GetByListener takes its read
+//     lock twice, and deadlocks when a client disconnects at that moment.
+type tcpListener struct {
+	srv     *mqtt.Server
+	ln      net.Listener
 	timeout time.Duration
+	log     *slog.Logger
+	gate    sync.Mutex
+	mu      sync.Mutex
+	end     atomic.Bool
 }
 
-func (l connectDeadline) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err == nil {
+func (l *tcpListener) ID() string       { return "sabot" }
+func (l *tcpListener) Address() string  { return l.ln.Addr().String() }
+func (l *tcpListener) Protocol() string { return l.ln.Addr().Network() }
+
+func (l *tcpListener) Init(log *slog.Logger) error {
+	l.log = log
+	return nil
+}
+
+func (l *tcpListener) Serve(establish listeners.EstablishFn) {
+	for !l.end.Load() {
+		c, err := l.ln.Accept()
+		if err != nil {
+			return
+		}
+		if l.end.Load() {
+			c.Close()
+			return
+		}
 		c.SetDeadline(time.Now().Add(l.timeout))
+		go func() {
+			if err := establish(l.ID(), &gatedConn{Conn: c, gate: &l.gate}); err != nil && l.log != nil {
+				l.log.Warn("connection ended", "error", err)
+			}
+		}()
 	}
-	return c, err
+}
+
+func (l *tcpListener) Close(closeClients listeners.CloseFn) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.end.CompareAndSwap(false, true) {
+		for _, cl := range l.srv.Clients.GetAll() {
+			if cl.Net.Listener == l.ID() && !cl.Closed() {
+				l.srv.DisconnectClient(cl, packets.ErrServerShuttingDown)
+			}
+		}
+	}
+	l.ln.Close()
+}
+
+// gatedConn takes the gate once, at its first read.
+type gatedConn struct {
+	net.Conn
+	gate  *sync.Mutex
+	gated bool
+}
+
+func (c *gatedConn) Read(p []byte) (int, error) {
+	if !c.gated {
+		c.gated = true
+		c.gate.Lock()
+		c.gate.Unlock()
+	}
+	return c.Conn.Read(p)
 }
 
 // aclHook authenticates accounts and applies their grants, denying the rest.
