@@ -839,7 +839,9 @@ func outlineSides(c gocv.PointVector, fw, fh int) []side {
 	var out []side
 	for i := range pts {
 		p, q := pts[i], pts[(i+1)%len(pts)]
-		if onBorder(p) && onBorder(q) {
+		// A stretch along the frame's edge is not the card's. One from edge to edge across a
+		// corner of the frame is (a card running off two sides of the view).
+		if onBorder(p) && onBorder(q) && onBorder(image.Pt((p.X+q.X)/2, (p.Y+q.Y)/2)) {
 			continue
 		}
 		l := dist(p, q)
