@@ -452,10 +452,39 @@ const refineRanks = 4
 // outline puts it.
 const maxShift = 5
 
+// maxShiftFar is how far align searches for an index that lines up at the edge of maxShift, and
+// alignExtendMin how well it must line up there (a card's back or a blank card's corner does
+// not).
+const (
+	maxShiftFar    = 10
+	alignExtendMin = 0.6
+)
+
+// suitShift is how far (index-patch pixels) from the index's alignment each card's suit symbol
+// is looked for, and suitShiftFar how far when the best lies at the edge of that.
+const suitShift, suitShiftFar = 3, 11
+
 // align finds where a frame's index patch sits against the mean of all the cards' patches: the
 // best correlation over shifts of up to maxShift pixels (every other pixel, then around the best),
 // and that shift.
+//
+// Some designs do not draw a card's two ends alike: seen at its other end, the index may lie
+// further from where the outline puts it. When the best alignment within maxShift is at the edge
+// of the search and lines up like an index at all (alignExtendMin), the search goes on to
+// maxShiftFar.
 func (r *Recognizer) align(f *feat) (best float64, bx, by int) {
+	best, bx, by = r.alignWithin(f, maxShift)
+	if best >= alignExtendMin && (max(bx, -bx) >= maxShift-1 || max(by, -by) >= maxShift-1) {
+		if b2, x2, y2 := r.alignWithin(f, maxShiftFar); b2 > best {
+			best, bx, by = b2, x2, y2
+		}
+	}
+	return best, bx, by
+}
+
+// alignWithin is align over shifts of up to d pixels.
+
+func (r *Recognizer) alignWithin(f *feat, d int) (best float64, bx, by int) {
 	m := r.m
 	best = -2.0
 	try := func(dx, dy int) {
@@ -467,8 +496,8 @@ func (r *Recognizer) align(f *feat) (best float64, bx, by int) {
 			best, bx, by = c, dx, dy
 		}
 	}
-	for dy := -maxShift + 1; dy <= maxShift-1; dy += 2 {
-		for dx := -maxShift + 1; dx <= maxShift-1; dx += 2 {
+	for dy := -d + 1; dy <= d-1; dy += 2 {
+		for dx := -d + 1; dx <= d-1; dx += 2 {
 			try(dx, dy)
 		}
 	}
@@ -579,7 +608,7 @@ func (r *Recognizer) scoreIndex(f *feat) indexScores {
 		return s
 	}
 	// The suit symbol is small and its place varies a little from rank to rank: each card finds
-	// its own shift within three pixels of the alignment (on its most blurred variant, whose
+	// its own shift within suitShift pixels of the alignment (on its most blurred variant, whose
 	// correlation varies smoothly: every other pixel, then around the best), and every variant is
 	// then read within a pixel of that.
 	r1, _ := best2(s.rank[:])
@@ -608,12 +637,20 @@ func (r *Recognizer) scoreIndex(f *feat) indexScores {
 		for st := 0; st < 4; st++ {
 			i := rk*4 + st
 			best, sx, sy := -2.0, bx, by
-			for dy := by - 3; dy <= by+3; dy += 2 {
-				for dx := bx - 3; dx <= bx+3; dx += 2 {
-					if c := score(coarse, i, dx, dy); c > best {
-						best, sx, sy = c, dx, dy
+			search := func(d int) {
+				for dy := by - d; dy <= by+d; dy += 2 {
+					for dx := bx - d; dx <= bx+d; dx += 2 {
+						if c := score(coarse, i, dx, dy); c > best {
+							best, sx, sy = c, dx, dy
+						}
 					}
 				}
+			}
+			search(suitShift)
+			if max(sx-bx, bx-sx) >= suitShift || max(sy-by, by-sy) >= suitShift {
+				// At the edge of the search: in a design whose ends are not drawn alike, the
+				// symbol may lie further from the rank than in the calibrated end.
+				search(suitShiftFar)
 			}
 			cx, cy := sx, sy
 			for dy := cy - 1; dy <= cy+1; dy++ {
@@ -687,8 +724,11 @@ const (
 	// be the back or the cut card (their best is well under, a card's well over).
 	cardIndexMin = 0.7
 	// faceVeto and faceVetoMargin: the whole band overrules a confident index only when it is
-	// this sure of another card (the body differs between a card's ends; the index does not).
-	faceVeto, faceVetoMargin = 0.95, 0.15
+	// this sure of another card (the body differs between a card's ends; the index does not);
+	// or, faceVetoFar, when it matches another card well and the index's card far worse (an
+	// index misread at a card's other end, which in some designs is not drawn as the first).
+	faceVeto, faceVetoMargin       = 0.95, 0.15
+	faceVetoFar, faceVetoFarMargin = 0.85, 0.3
 	// faceWeak is a lead of the whole band among a rank's four cards too small to count against
 	// the suit window.
 	faceWeak = 0.1
@@ -872,7 +912,8 @@ func (r *Recognizer) decide(a *analysis) vision.Result {
 		default:
 			return vision.Rejected(fmt.Sprintf("rank %s, suit unclear", rank), conf)
 		}
-		if faceSure && faceBest != pick.Index() && faceScore >= faceVeto && faceScore-fine(pick.Index()) >= faceVetoMargin {
+		if faceBest != pick.Index() && (faceSure && faceScore >= faceVeto && faceScore-fine(pick.Index()) >= faceVetoMargin ||
+			faceScore >= faceVetoFar && faceScore-fine(pick.Index()) >= faceVetoFarMargin) {
 			return vision.Rejected(fmt.Sprintf("index reads %s, face reads %s", pick, card.FromIndex(faceBest)), conf)
 		}
 		// The whole index corner, rank and suit and what lies about them, must be the card's
