@@ -81,6 +81,8 @@ type analysis struct {
 	frame *tmpl
 	// bothSides is set when both of the card's side edges were seen (shoe view).
 	bothSides bool
+	// faint is set when the card was found by its faint outline (see faintOutline).
+	faint bool
 }
 
 type candScores struct {
@@ -160,6 +162,13 @@ func (r *Recognizer) analyze(frame gocv.Mat) analysis {
 	case vision.Shoe:
 		gocv.GaussianBlur(frame, &r.blurred, image.Pt(5, 5), 1.5, 1.5, gocv.BorderReplicate)
 		g, err := registerShoe(r.blurred, minEdgeStep)
+		if err != nil {
+			// An outline too faint for the scans of single rows and columns.
+			if fg, ok := faintOutline(r.blurred, r.m.widthPx); ok {
+				g, err = fg, nil
+				a.faint = true
+			}
+		}
 		if err != nil {
 			a.err = err
 			_, a.emptyStep = edgeStats(r.blurred, minEdgeStep)
