@@ -106,3 +106,47 @@ func TestFaintOutlineShapes(t *testing.T) {
 		})
 	}
 }
+
+// TestFeltAlikeUnevenLight: the felt either side of a card may be lit unevenly; what lies
+// outside a side that is a line of the card's drawing is the card, not the felt.
+func TestFeltAlikeUnevenLight(t *testing.T) {
+	for _, tc := range []struct {
+		name                 string
+		outL, inL, outR, inR [3]int
+		want                 bool
+	}{
+		// neoclassical f00071: black plastic, the felt half again as bright on the right.
+		{"uneven light", [3]int{37, 37, 37}, [3]int{15, 16, 15}, [3]int{61, 64, 63}, [3]int{23, 23, 23}, true},
+		{"even light", [3]int{40, 40, 40}, [3]int{200, 200, 200}, [3]int{44, 42, 40}, [3]int{210, 205, 200}, true},
+		// The left "side" is a line drawn on a white card: its margin outside, a picture inside.
+		{"a drawn line", [3]int{230, 230, 230}, [3]int{150, 140, 160}, [3]int{60, 62, 61}, [3]int{230, 230, 230}, false},
+		// Too dark inside to measure the light by.
+		{"dark inside", [3]int{37, 37, 37}, [3]int{4, 4, 4}, [3]int{61, 64, 63}, [3]int{6, 6, 6}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tol := min(colourDist(tc.outL, tc.inL), colourDist(tc.outR, tc.inR)) * 6 / 10
+			if got := feltAlike(tc.outL, tc.inL, tc.outR, tc.inR, tol); got != tc.want {
+				t.Errorf("feltAlike: %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestUnevenlyLitCut reads a black cut card whose felt is lit unevenly (neoclassical f00071):
+// both its sides are kept.
+func TestUnevenlyLitCut(t *testing.T) {
+	r, err := New(devProfile(t, "neoclassical"), vision.Shoe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	img := gocv.IMRead(filepath.Join(devDir(t), "neoclassical", "frames", "f00071.jpg"), gocv.IMReadColor)
+	defer img.Close()
+	a := r.analyze(img)
+	if !a.bothSides || a.faint {
+		t.Errorf("both sides %v, faint %v: want both sides by registerShoe", a.bothSides, a.faint)
+	}
+	if res := r.decide(&a); res.Kind != vision.Cut {
+		t.Errorf("read %v, want CUT", res)
+	}
+}
