@@ -797,7 +797,7 @@ func (r *Recognizer) decide(a *analysis) vision.Result {
 			return vision.Rejected("a blank card on the table", 0)
 		case !a.bothSides:
 			return vision.Rejected("a blank card with one side outside the window", 0)
-		case bestCard >= blankCard:
+		case bestCard >= blankCard && r.drawnLike(a) >= blankCard:
 			return vision.Rejected("a blank card that looks like a card", bestCard)
 		case a.upperInk > blankInk:
 			// A card seen at an end that has no index has pips or a figure all the same.
@@ -933,6 +933,32 @@ func (r *Recognizer) decide(a *analysis) vision.Result {
 		return vision.Result{Kind: vision.Card, Card: c, Confidence: confidence(faceScore, faceScore-faceSecond, cardMargin)}
 	}
 	return vision.Rejected("cannot read the card's index", max(rankScore, faceScore, 0))
+}
+
+// drawnLike is how much a blank frame looks like a card where that card has something drawn:
+// its best correlation with any card, counting a card seen from its other end only when the
+// part of the card that both show holds some of the card's drawing. Seen from its other end, a
+// card is compared over the part of it that lies beyond what the frame shows of its own end:
+// often a stretch of the face between the pips (a two's, a four's), as blank as plastic, which a
+// plain frame matches as well as it matches anything. A card whose drawing is too faint to count
+// as ink still looks like the card where the card is drawn.
+func (r *Recognizer) drawnLike(a *analysis) float64 {
+	m := r.m
+	best := -1.0
+	for _, c := range a.scores {
+		if c.i < 0 {
+			continue
+		}
+		best = max(best, c.same, c.fineSame)
+		if rot := max(c.rot, c.fineRot); rot > best && a.frame != nil && m.length > 0 {
+			t := &m.cards[c.i].fine
+			y0 := max(0, 2*m.length-a.frame.fine.valid, t.top)
+			if inkShare(t, rect{6, y0, t.w - 6, t.valid}) > blankInk {
+				best = rot
+			}
+		}
+	}
+	return best
 }
 
 // relLead is the lead of the best candidate's correlation over the runner-up's, as a share of
