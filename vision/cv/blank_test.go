@@ -48,3 +48,31 @@ func TestBlankLooksLikeBlankFace(t *testing.T) {
 		}
 	}
 }
+
+// TestBackAtCardLength: a glossy back seen from its other end in a frame cut short by the
+// window's bottom (tango f00224) shares too little of itself with the calibrated back for the
+// search over the back's length, but at the card's own length it matches.
+func TestBackAtCardLength(t *testing.T) {
+	r, err := New(devProfile(t, "tango"), vision.Shoe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	img := gocv.IMRead(filepath.Join(devDir(t), "tango", "frames", "f00224.jpg"), gocv.IMReadColor)
+	defer img.Close()
+	a := r.analyze(img)
+	back := &a.scores[len(a.scores)-1]
+	if back.i != -2 {
+		t.Fatalf("last candidate %d, want the back", back.i)
+	}
+	if s, _ := rotScoreSpan(&a.frame.coarse, &r.m.back.coarse, bandW/2*115/100, bandW/2*190/100); s >= backMin {
+		t.Errorf("the length search alone scores %.3f: the frame no longer tests the card's length", s)
+	}
+	// rotLen is at full resolution once the back is compared there.
+	if d := back.rotLen - 2*r.m.length; d < -3 || d > 3 {
+		t.Errorf("back matched at length %d, the card's is %d", back.rotLen, 2*r.m.length)
+	}
+	if res := r.decide(&a); res.Kind != vision.Back {
+		t.Errorf("read %v, want BACK", res)
+	}
+}

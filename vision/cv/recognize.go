@@ -289,6 +289,14 @@ func (r *Recognizer) score(f *tmpl, rot bool, index *indexScores) []candScores {
 			// The back's length is searched for: a back need not be drawn to the faces' size,
 			// and a back with no symmetry gives the faces' length no check.
 			out[k].rot, out[k].rotLen = rotScoreSpan(&f.coarse, &t.coarse, bandW/2*115/100, bandW/2*190/100)
+			// At the card's own length no length is searched for, and the part both show may
+			// be as small as for a face (a frame cut short by the window's bottom, a back
+			// calibrated from one).
+			if m.length > 0 {
+				if s, l := rotScoreLen(&f.coarse, &t.coarse, m.length, 1); s > out[k].rot {
+					out[k].rot, out[k].rotLen = s, l
+				}
+			}
 		case m.length > 0:
 			// At the card's length; the short list looks around it at full resolution.
 			out[k].rot, out[k].rotLen = rotScoreLen(&f.coarse, &t.coarse, m.length, 0)
