@@ -76,3 +76,40 @@ func TestBackAtCardLength(t *testing.T) {
 		t.Errorf("read %v, want BACK", res)
 	}
 }
+
+// TestBackRescaled: a back pulled fast (neoclassical f00209) blurs its edges, and the card's
+// width is measured a few percent off; the back's fine pattern then matches the calibrated back
+// only at the right scale. A stretch of the four's face between its pips, as blank as the
+// blurred pattern, is no card it looks like.
+func TestBackRescaled(t *testing.T) {
+	r, err := New(devProfile(t, "neoclassical"), vision.Shoe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	img := gocv.IMRead(filepath.Join(devDir(t), "neoclassical", "frames", "f00209.jpg"), gocv.IMReadColor)
+	defer img.Close()
+	a := r.analyze(img)
+	back, best := -1.0, -1.0
+	for _, c := range a.scores {
+		switch {
+		case c.i == -2:
+			back = max(back, c.same, c.rot, c.fine)
+		case c.i >= 0:
+			best = max(best, c.same, c.rot, c.fine)
+		}
+	}
+	back = max(back, shiftedScore(&a.frame.coarse, &r.m.back.coarse, 8))
+	if back >= backMin || best < back {
+		t.Fatalf("back %.3f, best card %.3f: the frame no longer tests the rescaled back", back, best)
+	}
+	if d := r.drawnLike(&a); back-d < backMargin {
+		t.Errorf("drawnLike %.3f: the back does not lead it", d)
+	}
+	if s := a.backRescaled(); s < backMin {
+		t.Errorf("rescaled back %.3f, want %.2f at least", s, backMin)
+	}
+	if res := r.decide(&a); res.Kind != vision.Back {
+		t.Errorf("read %v, want BACK", res)
+	}
+}

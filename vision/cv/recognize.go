@@ -81,6 +81,9 @@ type analysis struct {
 	frame *tmpl
 	// bothSides is set when both of the card's side edges were seen (shoe view).
 	bothSides bool
+	// backRescaled, when set, is backRescaled for this frame (shoe view; see there). It reads
+	// the frame, and so may be called only while the frame is open (within Recognize).
+	backRescaled func() float64
 	// faint is set when the card was found by its faint outline (see faintOutline).
 	faint bool
 }
@@ -188,6 +191,10 @@ func (r *Recognizer) analyze(frame gocv.Mat) analysis {
 		a.index = r.scoreIndex(r.indexPatch(frame, &a.pose))
 		a.scores = r.score(&f, true, &a.index)
 		a.topInk = cornerInk(&f.fine)
+		if r.m.back != nil {
+			p := a.pose
+			a.backRescaled = func() float64 { return r.backRescaled(frame, p) }
+		}
 		if a.topInk <= blankInk {
 			upper := bandW * 14 / 10
 			if r.m.length > 0 {
@@ -792,8 +799,19 @@ func (r *Recognizer) decide(a *analysis) vision.Result {
 		// Card stock shows a rim that plastic does not: a back whose rim stands out is seen only
 		// with that rim.
 		backRim, backRimOK = rimLike(a.frame.rim, m.back.rim)
-		if backRimOK && backEv >= backMin && backEv-bestCard >= backMargin {
-			return vision.Result{Kind: vision.Back, Confidence: confidence(backEv, backEv-bestCard, backMargin)}
+		if backRimOK && backEv >= blankBack {
+			// The back must lead every card where that card is drawn: a blank stretch of a
+			// face looks like a blurred pattern as much as like plastic (see drawnLike).
+			cardEv := r.drawnLike(a)
+			// A fine pattern is the back's only where the card's width, and so the pattern's
+			// scale, is measured well: a blurred edge puts it a few percent off. Where the
+			// back leads every card but falls short, it is sought at widths a little off.
+			if backEv < backMin && backEv-cardEv >= backMargin && a.backRescaled != nil {
+				backEv = max(backEv, a.backRescaled())
+			}
+			if backEv >= backMin && backEv-cardEv >= backMargin {
+				return vision.Result{Kind: vision.Back, Confidence: confidence(backEv, backEv-cardEv, backMargin)}
+			}
 		}
 	}
 	// The cut card: nothing drawn where every card has its index.
@@ -943,13 +961,41 @@ func (r *Recognizer) decide(a *analysis) vision.Result {
 	return vision.Rejected("cannot read the card's index", max(rankScore, faceScore, 0))
 }
 
-// drawnLike is how much a blank frame looks like a card where that card has something drawn:
-// its best correlation with any card, counting a card seen from its other end only when the
-// part of the card that both show holds some of the card's drawing. Seen from its other end, a
-// card is compared over the part of it that lies beyond what the frame shows of its own end:
-// often a stretch of the face between the pips (a two's, a four's), as blank as plastic, which a
-// plain frame matches as well as it matches anything. A card whose drawing is too faint to count
-// as ink still looks like the card where the card is drawn.
+// backScales are the card widths, as shares of the one measured, at which backRescaled compares
+// a frame with the back.
+var backScales = [...]float64{0.96, 0.97, 0.98, 0.99, 1.01, 1.02, 1.03, 1.04}
+
+// backRescaled is the frame's best correlation with the back (shifted, see shiftedScore) with the
+// band placed on the card at widths a little off the measured one (see backScales), about the
+// middle of the card's top edge.
+func (r *Recognizer) backRescaled(frame gocv.Mat, p pose) float64 {
+	best := -1.0
+	band := gocv.NewMat()
+	defer band.Close()
+	for _, k := range backScales {
+		q := p
+		for i := 0; i < 3; i++ {
+			q.h[i][2] += q.h[i][0] * (1 - k) * bandW / 2
+			q.h[i][0] *= k
+			q.h[i][1] *= k
+		}
+		top, valid := warpBand(frame, &q, bandW, bandH, &band)
+		if valid-top < minBandRows {
+			continue
+		}
+		f := makeTmpl("frame", &band, top, valid, false)
+		best = max(best, shiftedScore(&f.coarse, &r.m.back.coarse, 8))
+	}
+	return best
+}
+
+// drawnLike is how much a frame (blank, or a back) looks like a card where that card has
+// something drawn: its best correlation with any card, counting a card seen from its other end
+// only when the part of the card that both show holds some of the card's drawing. Seen from its
+// other end, a card is compared over the part of it that lies beyond what the frame shows of its
+// own end: often a stretch of the face between the pips (a two's, a four's), as blank as
+// plastic, which a plain or blurred frame matches as well as it matches anything. A card whose
+// drawing is too faint to count as ink still looks like the card where the card is drawn.
 func (r *Recognizer) drawnLike(a *analysis) float64 {
 	m := r.m
 	best := -1.0
