@@ -166,18 +166,22 @@ func (r *Recognizer) analyze(frame gocv.Mat) analysis {
 		gocv.GaussianBlur(frame, &r.blurred, image.Pt(5, 5), 1.5, 1.5, gocv.BorderReplicate)
 		g, err := registerShoe(r.blurred, minEdgeStep)
 		if err != nil {
-			// An outline too faint for the scans of single rows and columns.
-			if fg, ok := faintOutline(r.blurred, r.m.widthPx); ok {
-				g, err = fg, nil
-				a.faint = true
+			smooth, edge := smoothCentre(r.blurred), straightEdge(r.blurred)
+			// An outline too faint for the scans of single rows and columns, sought unless
+			// the window looks empty (felt everywhere: no smooth patch, no straight edge).
+			if smooth < noneSmooth || edge > noneEdge {
+				if fg, ok := faintOutline(r.blurred, r.m.widthPx); ok {
+					g, err = fg, nil
+					a.faint = true
+				}
 			}
-		}
-		if err != nil {
-			a.err = err
-			_, a.emptyStep = edgeStats(r.blurred, minEdgeStep)
-			a.emptyStep = max(a.emptyStep, 1)
-			a.smooth, a.edge = smoothCentre(r.blurred), straightEdge(r.blurred)
-			return a
+			if err != nil {
+				a.err = err
+				_, a.emptyStep = edgeStats(r.blurred, minEdgeStep)
+				a.emptyStep = max(a.emptyStep, 1)
+				a.smooth, a.edge = smooth, edge
+				return a
+			}
 		}
 		a.bothSides = g.bothSides()
 		if a.bothSides {
