@@ -192,8 +192,8 @@ func faintOutline(blurred gocv.Mat, widthPx float64) (shoeGeom, bool) {
 	if top < 0 {
 		return g, false
 	}
-	// Above the top the sides do not go on (felt either side of them), and what lies there is
-	// the felt, not the card.
+	// Above the top the sides do not go on: felt lies either side of where they would run (a
+	// line drawn on a card whose top is above the window has the card's sides going on past it).
 	for k, x0 := range []float64{best.xl, best.xr} {
 		yTop := top + slope*(x0+s*(top-float64(h/2))-xc)
 		// Against the lines either side, which carry the felt's uneven light.
@@ -215,7 +215,8 @@ func faintOutline(blurred gocv.Mat, widthPx float64) (shoeGeom, bool) {
 		if k == 1 {
 			sideSign = -sign
 		}
-		if n >= 3 && sideSign*(up-base) >= side/2 {
+		// Too little above the top to tell is no outline either.
+		if n < 3 || sideSign*(up-base) >= side/2 {
 			return g, false
 		}
 	}

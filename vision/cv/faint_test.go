@@ -41,8 +41,8 @@ func TestFaintOutline(t *testing.T) {
 
 // TestFaintOutlineShapes: the faint outline is a card's, or nothing. A dark shape on dark felt
 // is found when it has two straight parallel sides about the card's width apart and a top square
-// to them with felt above; not when it has no top in the window, is too narrow, or is a sleeve's
-// rounded shape.
+// to them with felt above; not when it has no top in the window (a line across it is no top), is
+// too narrow, or is a sleeve's rounded shape.
 func TestFaintOutlineShapes(t *testing.T) {
 	const w, h, width = 320, 240, 226.0
 	rect := func(x0, x1, y0 float64) func(x, y float64) bool {
@@ -56,6 +56,10 @@ func TestFaintOutlineShapes(t *testing.T) {
 		{"card", rect(40, 40+width, 45), true},
 		{"card, top above the window", rect(40, 40+width, -10), false},
 		{"narrow", rect(100, 100+width/2, 45), false},
+		// A band across a card whose top is above the window: the sides go on past it.
+		{"a band across a card", func(x, y float64) bool { return rect(40, 40+width, -10)(x, y) && (y < 40 || y >= 46) }, false},
+		// A top at the window's edge leaves no felt above it to see.
+		{"top at the window's top", rect(40, 40+width, 6), false},
 		{"sleeve", func(x, y float64) bool {
 			// A forearm's end: rounded, widening down the window.
 			cx, r := 160.0, 60+0.5*y
