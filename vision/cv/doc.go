@@ -10,7 +10,9 @@
 // the blurred frame for the first strong colour step from the outside in, and fitting lines to
 // the steps (robustly: the line most steps agree with). Their corner, angle and the card's width
 // place a band, the top of the card face resampled to 128 pixels across, whatever the card's
-// size, position or rotation in the window. Table frames: the card is what stands out from the
+// size, position or rotation in the window. An outline too faint for single rows and columns
+// (dark plastic on dark felt) is found by its steps averaged along straight lines: two parallel
+// sides about the card's width apart and a top square to them, with felt above. Table frames: the card is what stands out from the
 // felt's median colour; its outline is fitted with straight sides (a side the frame hides is put
 // back from the card's shape) and mapped to the same band by a perspective warp, both ends up.
 //

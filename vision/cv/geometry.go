@@ -315,7 +315,7 @@ func registerShoe(blurred gocv.Mat, minStep int) (shoeGeom, error) {
 		outL, inL := e.sideColours(g.left, lt, lc, -1)
 		outR, inR := e.sideColours(g.right, rt, rc, 1)
 		cl, cr := colourDist(outL, inL), colourDist(outR, inR)
-		if math.Abs(g.left.a-g.right.a) > 0.045 || colourDist(outL, outR) > min(cl, cr)*6/10 {
+		if math.Abs(g.left.a-g.right.a) > 0.045 || !feltAlike(outL, inL, outR, inR, min(cl, cr)*6/10) {
 			if cl >= cr {
 				g.rightOK = false
 			} else {
@@ -496,6 +496,26 @@ func registerShoe(blurred gocv.Mat, minStep int) (shoeGeom, error) {
 		}
 	}
 	return g, nil
+}
+
+// feltAlike reports whether the colours outside a card's two side edges (outL, outR) are alike,
+// within tol, as the felt either side of one card is: as they are, or once the light falling
+// unevenly across the window is evened out. The card is one colour across (a plastic cut card, a
+// back's rim, a face's margin), so how much brighter it is inside one side than inside the other
+// (inL, inR) is how much more light falls there.
+func feltAlike(outL, inL, outR, inR [3]int, tol int) bool {
+	if colourDist(outL, outR) <= tol {
+		return true
+	}
+	sl, sr := inL[0]+inL[1]+inL[2], inR[0]+inR[1]+inR[2]
+	if sl < 24 || sr < 24 || 2*sl < sr || 2*sr < sl {
+		return false
+	}
+	var lit [3]int
+	for c := range lit {
+		lit[c] = (outL[c]*sr + sl/2) / sl
+	}
+	return colourDist(lit, outR) <= tol
 }
 
 // feltAbove reports whether, at the column scans (xs, ys) that lie on the line top, what lies just

@@ -81,6 +81,11 @@ type analysis struct {
 	frame *tmpl
 	// bothSides is set when both of the card's side edges were seen (shoe view).
 	bothSides bool
+	// backRescaled, when set, is backRescaled for this frame (shoe view; see there). It reads
+	// the frame, and so may be called only while the frame is open (within Recognize).
+	backRescaled func() float64
+	// faint is set when the card was found by its faint outline (see faintOutline).
+	faint bool
 }
 
 type candScores struct {
@@ -161,11 +166,22 @@ func (r *Recognizer) analyze(frame gocv.Mat) analysis {
 		gocv.GaussianBlur(frame, &r.blurred, image.Pt(5, 5), 1.5, 1.5, gocv.BorderReplicate)
 		g, err := registerShoe(r.blurred, minEdgeStep)
 		if err != nil {
-			a.err = err
-			_, a.emptyStep = edgeStats(r.blurred, minEdgeStep)
-			a.emptyStep = max(a.emptyStep, 1)
-			a.smooth, a.edge = smoothCentre(r.blurred), straightEdge(r.blurred)
-			return a
+			smooth, edge := smoothCentre(r.blurred), straightEdge(r.blurred)
+			// An outline too faint for the scans of single rows and columns, sought unless
+			// the window looks empty (felt everywhere: no smooth patch, no straight edge).
+			if smooth < noneSmooth || edge > noneEdge {
+				if fg, ok := faintOutline(r.blurred, r.m.widthPx); ok {
+					g, err = fg, nil
+					a.faint = true
+				}
+			}
+			if err != nil {
+				a.err = err
+				_, a.emptyStep = edgeStats(r.blurred, minEdgeStep)
+				a.emptyStep = max(a.emptyStep, 1)
+				a.smooth, a.edge = smooth, edge
+				return a
+			}
 		}
 		a.bothSides = g.bothSides()
 		if a.bothSides {
@@ -179,6 +195,10 @@ func (r *Recognizer) analyze(frame gocv.Mat) analysis {
 		a.index = r.scoreIndex(r.indexPatch(frame, &a.pose))
 		a.scores = r.score(&f, true, &a.index)
 		a.topInk = cornerInk(&f.fine)
+		if r.m.back != nil {
+			p := a.pose
+			a.backRescaled = func() float64 { return r.backRescaled(frame, p) }
+		}
 		if a.topInk <= blankInk {
 			upper := bandW * 14 / 10
 			if r.m.length > 0 {
@@ -280,6 +300,14 @@ func (r *Recognizer) score(f *tmpl, rot bool, index *indexScores) []candScores {
 			// The back's length is searched for: a back need not be drawn to the faces' size,
 			// and a back with no symmetry gives the faces' length no check.
 			out[k].rot, out[k].rotLen = rotScoreSpan(&f.coarse, &t.coarse, bandW/2*115/100, bandW/2*190/100)
+			// At the card's own length no length is searched for, and the part both show may
+			// be as small as for a face (a frame cut short by the window's bottom, a back
+			// calibrated from one).
+			if m.length > 0 {
+				if s, l := rotScoreLen(&f.coarse, &t.coarse, m.length, 1); s > out[k].rot {
+					out[k].rot, out[k].rotLen = s, l
+				}
+			}
 		case m.length > 0:
 			// At the card's length; the short list looks around it at full resolution.
 			out[k].rot, out[k].rotLen = rotScoreLen(&f.coarse, &t.coarse, m.length, 0)
@@ -815,8 +843,19 @@ func (r *Recognizer) decide(a *analysis) vision.Result {
 		// Card stock shows a rim that plastic does not: a back whose rim stands out is seen only
 		// with that rim.
 		backRim, backRimOK = rimLike(a.frame.rim, m.back.rim)
-		if backRimOK && backEv >= backMin && backEv-bestCard >= backMargin {
-			return vision.Result{Kind: vision.Back, Confidence: confidence(backEv, backEv-bestCard, backMargin)}
+		if backRimOK && backEv >= blankBack {
+			// The back must lead every card where that card is drawn: a blank stretch of a
+			// face looks like a blurred pattern as much as like plastic (see drawnLike).
+			cardEv := r.drawnLike(a)
+			// A fine pattern is the back's only where the card's width, and so the pattern's
+			// scale, is measured well: a blurred edge puts it a few percent off. Where the
+			// back leads every card but falls short, it is sought at widths a little off.
+			if backEv < backMin && backEv-cardEv >= backMargin && a.backRescaled != nil {
+				backEv = max(backEv, a.backRescaled())
+			}
+			if backEv >= backMin && backEv-cardEv >= backMargin {
+				return vision.Result{Kind: vision.Back, Confidence: confidence(backEv, backEv-cardEv, backMargin)}
+			}
 		}
 	}
 	// The cut card: nothing drawn where every card has its index.
@@ -828,7 +867,7 @@ func (r *Recognizer) decide(a *analysis) vision.Result {
 			return vision.Rejected("a blank card on the table", 0)
 		case !a.bothSides:
 			return vision.Rejected("a blank card with one side outside the window", 0)
-		case bestCard >= blankCard:
+		case bestCard >= blankCard && r.drawnLike(a) >= blankCard:
 			return vision.Rejected("a blank card that looks like a card", bestCard)
 		case a.upperInk > blankInk:
 			// A card seen at an end that has no index has pips or a figure all the same.
@@ -965,6 +1004,60 @@ func (r *Recognizer) decide(a *analysis) vision.Result {
 		return vision.Result{Kind: vision.Card, Card: c, Confidence: confidence(faceScore, faceScore-faceSecond, cardMargin)}
 	}
 	return vision.Rejected("cannot read the card's index", max(rankScore, faceScore, 0))
+}
+
+// backScales are the card widths, as shares of the one measured, at which backRescaled compares
+// a frame with the back.
+var backScales = [...]float64{0.96, 0.97, 0.98, 0.99, 1.01, 1.02, 1.03, 1.04}
+
+// backRescaled is the frame's best correlation with the back (shifted, see shiftedScore) with the
+// band placed on the card at widths a little off the measured one (see backScales), about the
+// middle of the card's top edge.
+func (r *Recognizer) backRescaled(frame gocv.Mat, p pose) float64 {
+	best := -1.0
+	band := gocv.NewMat()
+	defer band.Close()
+	for _, k := range backScales {
+		q := p
+		for i := 0; i < 3; i++ {
+			q.h[i][2] += q.h[i][0] * (1 - k) * bandW / 2
+			q.h[i][0] *= k
+			q.h[i][1] *= k
+		}
+		top, valid := warpBand(frame, &q, bandW, bandH, &band)
+		if valid-top < minBandRows {
+			continue
+		}
+		f := makeTmpl("frame", &band, top, valid, false)
+		best = max(best, shiftedScore(&f.coarse, &r.m.back.coarse, 8))
+	}
+	return best
+}
+
+// drawnLike is how much a frame (blank, or a back) looks like a card where that card has
+// something drawn: its best correlation with any card, counting a card seen from its other end
+// only when the part of the card that both show holds some of the card's drawing. Seen from its
+// other end, a card is compared over the part of it that lies beyond what the frame shows of its
+// own end: often a stretch of the face between the pips (a two's, a four's), as blank as
+// plastic, which a plain or blurred frame matches as well as it matches anything. A card whose
+// drawing is too faint to count as ink still looks like the card where the card is drawn.
+func (r *Recognizer) drawnLike(a *analysis) float64 {
+	m := r.m
+	best := -1.0
+	for _, c := range a.scores {
+		if c.i < 0 {
+			continue
+		}
+		best = max(best, c.same, c.fineSame)
+		if rot := max(c.rot, c.fineRot); rot > best && a.frame != nil && m.length > 0 {
+			t := &m.cards[c.i].fine
+			y0 := max(0, 2*m.length-a.frame.fine.valid, t.top)
+			if inkShare(t, rect{6, y0, t.w - 6, t.valid}) > blankInk {
+				best = rot
+			}
+		}
+	}
+	return best
 }
 
 // relLead is the lead of the best candidate's correlation over the runner-up's, as a share of

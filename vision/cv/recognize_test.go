@@ -19,10 +19,10 @@ import (
 // so that a regression fails.
 var floors = map[string]map[string]float64{
 	"anglo":           {"shoe": 1, "table": 1, "none": 1},
-	"neoclassical":    {"shoe": 0.975, "table": 1, "none": 1},
-	"nicu-ornamental": {"shoe": 0.99, "table": 1, "none": 1},
-	"oxygen":          {"shoe": 0.16, "table": 0.38, "none": 1},
-	"tango":           {"shoe": 0.99, "table": 1, "none": 1},
+	"neoclassical":    {"shoe": 1, "table": 1, "none": 1},
+	"nicu-ornamental": {"shoe": 1, "table": 1, "none": 1},
+	"oxygen":          {"shoe": 0.165, "table": 0.38, "none": 1},
+	"tango":           {"shoe": 1, "table": 1, "none": 1},
 }
 
 var (
