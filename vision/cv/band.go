@@ -51,7 +51,10 @@ func warpBand(frame gocv.Mat, p *pose, w, h int, dst *gocv.Mat) (top, bottom int
 // indexScale is how many times finer than the band the index area is resampled.
 const indexScale = 2
 
-const areaPad = 10
+// areaPadX and areaPadY are the margins (band pixels) of the index area around the windows:
+// room for the shift searches, deeper along the card, where a design whose two ends are not
+// drawn alike places its other end's index further from the card's top.
+const areaPadX, areaPadY = 6, 10
 
 // indexArea is the part of the band the index patch covers: the rank and suit windows with a
 // margin for the shift search.
@@ -60,7 +63,7 @@ func indexArea(rankWin, suitWin rect) rect {
 	if suitWin.area() > 0 {
 		a = rect{min(a.x0, suitWin.x0), min(a.y0, suitWin.y0), max(a.x1, suitWin.x1), max(a.y1, suitWin.y1)}
 	}
-	return rect{max(0, a.x0-areaPad), max(0, a.y0-areaPad), min(bandW, a.x1+areaPad), min(bandH, a.y1+areaPad)}
+	return rect{max(0, a.x0-areaPadX), max(0, a.y0-areaPadY), min(bandW, a.x1+areaPadX), min(bandH, a.y1+areaPadY)}
 }
 
 // warpIndex resamples the band's area at indexScale times its resolution from the frame into dst.

@@ -665,20 +665,31 @@ func (r *Recognizer) scoreIndex(f *feat) indexScores {
 		for st := 0; st < 4; st++ {
 			i := rk*4 + st
 			best, sx, sy := -2.0, bx, by
-			search := func(d int) {
-				for dy := by - d; dy <= by+d; dy += 2 {
-					for dx := bx - d; dx <= bx+d; dx += 2 {
+			search := func(x0, x1, y0, y1 int) {
+				for dy := y0; dy <= y1; dy += 2 {
+					for dx := x0; dx <= x1; dx += 2 {
 						if c := score(coarse, i, dx, dy); c > best {
 							best, sx, sy = c, dx, dy
 						}
 					}
 				}
 			}
-			search(suitShift)
+			search(bx-suitShift, bx+suitShift, by-suitShift, by+suitShift)
+			// At the edge of the search: in a design whose ends are not drawn alike, the symbol
+			// may lie further from the rank than in the calibrated end. Look on that way.
+			far := func(s, b int) (int, int) {
+				switch {
+				case s-b >= suitShift:
+					return b + suitShift, b + suitShiftFar
+				case b-s >= suitShift:
+					return b - suitShiftFar, b - suitShift
+				}
+				return b - suitShift, b + suitShift
+			}
 			if max(sx-bx, bx-sx) >= suitShift || max(sy-by, by-sy) >= suitShift {
-				// At the edge of the search: in a design whose ends are not drawn alike, the
-				// symbol may lie further from the rank than in the calibrated end.
-				search(suitShiftFar)
+				x0, x1 := far(sx, bx)
+				y0, y1 := far(sy, by)
+				search(x0, x1, y0, y1)
 			}
 			cx, cy := sx, sy
 			for dy := cy - 1; dy <= cy+1; dy++ {
