@@ -768,6 +768,11 @@ const (
 	// index misread at a card's other end, which in some designs is not drawn as the first).
 	faceVeto, faceVetoMargin       = 0.95, 0.15
 	faceVetoFar, faceVetoFarMargin = 0.85, 0.3
+	// faceConflictMin and faceConflictLead: the face's own choice among the rank's four cards
+	// disagrees with the index's suit when it matches this well and leads the index's card by
+	// this much; the index then stands only when both its windows read at least indexFirm.
+	faceConflictMin, faceConflictLead = 0.85, 0.1
+	indexFirm                         = 0.95
 	// faceWeak is a lead of the whole band among a rank's four cards too small to count against
 	// the suit window.
 	faceWeak = 0.1
@@ -961,6 +966,13 @@ func (r *Recognizer) decide(a *analysis) vision.Result {
 			conf = min(conf, confidence(fs, faceLead, faceWeak))
 		default:
 			return vision.Rejected(fmt.Sprintf("rank %s, suit unclear", rank), conf)
+		}
+		// The face prefers another suit of the rank, plainly: only a firm index stands against
+		// it (a one-way design seen at its other end shows its index upside down, and an
+		// upside-down heart reads as a diamond, weakly).
+		if faceSuit >= 0 && faceSuit != int(pick.Suit()) && fs >= faceConflictMin && fs-fine(pick.Index()) >= faceConflictLead &&
+			(rankScore < indexFirm || swScore < indexFirm) {
+			return vision.Rejected(fmt.Sprintf("index reads %s, face reads %s", pick, card.New(rank, card.Suit(faceSuit))), conf)
 		}
 		if faceBest != pick.Index() && (faceSure && faceScore >= faceVeto && faceScore-fine(pick.Index()) >= faceVetoMargin ||
 			faceScore >= faceVetoFar && faceScore-fine(pick.Index()) >= faceVetoFarMargin) {

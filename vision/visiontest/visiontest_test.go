@@ -112,8 +112,11 @@ func TestRenderedDecks(t *testing.T) {
 		// its other end, its index once gave wrong suits and ranks; now those frames are read or
 		// rejected.
 		"jolly-royal": {"shoe": 0.8, "table": 0.8, "none": 1},
+		// A one-way design: its other end shows the index upside down, where an upside-down
+		// heart once read as a diamond.
+		"ancient-egyptians": {"shoe": 0.6, "table": 0.9, "none": 1},
 	}
-	for _, deck := range []string{"paris", "standard", "jolly-royal"} {
+	for _, deck := range []string{"paris", "standard", "jolly-royal", "ancient-egyptians"} {
 		floor := floors[deck]
 		t.Run(deck, func(t *testing.T) {
 			r := needArt(t, deck)
