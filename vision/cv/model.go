@@ -78,6 +78,9 @@ type model struct {
 	// frames; when it does not (a deck whose index is on one end only), cards are read by their
 	// whole face alone.
 	indexGood bool
+	// faceSim and cornerSim are how alike two cards' templates are: their whole bands at the
+	// calibrated end, and their index corners (computed only when !indexGood; see oneEndTable).
+	faceSim, cornerSim *[52][52]float64
 	// rankSim is the correlation between the rank templates themselves, over the rank window:
 	// how alike two ranks are to begin with.
 	rankSim [suitVariants][13][13]float64
@@ -257,6 +260,9 @@ func newModel(p *calibration.VisionProfile) (*model, error) {
 			return nil, err
 		}
 		m.back = &t
+	}
+	if !m.indexGood {
+		m.oneEndSims()
 	}
 	return m, nil
 }
@@ -567,3 +573,18 @@ func pad(r rect, d int) rect {
 
 // padIndex is the margin (band pixels) added around the learned windows when reading them.
 const padIndex = 2
+
+// oneEndSims fills faceSim and cornerSim.
+func (m *model) oneEndSims() {
+	var fs, cs [52][52]float64
+	pw := m.idx[0].w
+	for i := 0; i < 52; i++ {
+		for j := i; j < 52; j++ {
+			f := nccRows(&m.cards[i].fine, &m.cards[j].fine, 0, bandH)
+			c := corrOf(m.cornerStats[0][i], m.cornerStats[0][j], dotAt(&m.idx[i], m.idx[j].c[:], pw, bright, m.alignWin, 0, 0))
+			fs[i][j], fs[j][i] = f, f
+			cs[i][j], cs[j][i] = c, c
+		}
+	}
+	m.faceSim, m.cornerSim = &fs, &cs
+}

@@ -86,6 +86,16 @@ type analysis struct {
 	backRescaled func() float64
 	// faint is set when the card was found by its faint outline (see faintOutline).
 	faint bool
+	// ends holds, for a table frame of a deck whose index does not tell every rank, what each
+	// way up of each outline found shows (see oneEndTable).
+	ends []endView
+}
+
+// endView is what one way up of a card on the table shows: each card's face at its calibrated
+// end (fineSame), each card's index corner, and the colour.
+type endView struct {
+	face, corner [52]float64
+	chroma       [3]float64
 }
 
 type candScores struct {
@@ -238,6 +248,18 @@ func (r *Recognizer) analyze(frame gocv.Mat) analysis {
 				f := makeTmpl("frame", &r.band, top, valid, false)
 				ix := r.scoreIndex(r.indexPatch(frame, &q))
 				s := r.score(&f, false, &ix)
+				if !r.m.indexGood {
+					e := endView{corner: ix.corner, chroma: f.chroma}
+					for i := range e.face {
+						e.face[i] = -1
+					}
+					for _, c := range s {
+						if c.i >= 0 {
+							e.face[c.i] = max(c.fineSame, c.same)
+						}
+					}
+					a.ends = append(a.ends, e)
+				}
 				ink := cornerInk(&f.fine)
 				r1, _ := best2(ix.rank[:])
 				a.topInk = max(a.topInk, ink)
@@ -794,6 +816,12 @@ const (
 	oneEndFaceMin, oneEndFaceMargin  = 0.95, 0.04
 	oneEndCornerMin, oneEndCornerTie = 0.85, 0.005
 	oneEndChromaMax                  = 0.1
+	// oneEndRival, oneEndLead, oneEndAgainst and oneEndOtherWay are oneEndTable's: the cards
+	// whose face is this close are rivals; a rival is told apart by a relative lead of
+	// oneEndLead of the face or of the corner, the other not against it by more than
+	// oneEndAgainst; no card the other way up may come this close to the card's face.
+	oneEndRival, oneEndLead, oneEndAgainst = 0.1, 0.25, 0.3
+	oneEndOtherWay                         = 0.005
 	// blankBack is the most a cut card may look like the card back, and blankCard like any card.
 	blankBack, blankCard = 0.4, 0.8
 )
@@ -989,6 +1017,11 @@ func (r *Recognizer) decide(a *analysis) vision.Result {
 	if uncompared && !rankOK {
 		return vision.Rejected("cannot read the card's index, and the face shows too little of some cards", 0)
 	}
+	if !m.indexGood && r.view == vision.Table && len(a.ends) > 0 {
+		if res, ok := r.oneEndTable(a); ok {
+			return res
+		}
+	}
 	if !m.indexGood && faceBest >= 0 {
 		// Nothing in the index corner tells every rank apart: perhaps a deck with its index at
 		// one end only, whose other end may look, in what a frame shows of it, like another card
@@ -1113,4 +1146,60 @@ func shiftedScore(f, t *feat, d int) float64 {
 		}
 	}
 	return best
+}
+
+// oneEndTable reads a table card of a deck whose index does not tell every rank (an index on one
+// end only), for the frames the face alone does not read plainly: the whole card lies on the
+// felt, so one way up shows its calibrated end, index and all. Within each way up, a card is
+// taken when its face matches its calibrated view (oneEndFaceMin) and its corner its own, and
+// every card nearly as alike is told from it plainly by the face or by the corner, each
+// measured against how alike the two cards' own templates are (see relLead), and not plainly
+// against it by the other. It must be the only card so taken over every way up, lead every
+// face of the other ways up, and have the card's colour. ok is false when no card is taken.
+func (r *Recognizer) oneEndTable(a *analysis) (vision.Result, bool) {
+	m := r.m
+	pick, pickEnd := -1, -1
+	for k := range a.ends {
+		e := &a.ends[k]
+		for c := 0; c < 52; c++ {
+			if e.face[c] < oneEndFaceMin || e.corner[c] < oneEndCornerMin {
+				continue
+			}
+			ok := true
+			for q := 0; q < 52 && ok; q++ {
+				if q == c || e.face[q] < e.face[c]-oneEndRival {
+					continue
+				}
+				fr := relLead(e.face[c], e.face[q], m.faceSim[c][q])
+				cr := relLead(e.corner[c], e.corner[q], m.cornerSim[c][q])
+				ok = fr >= oneEndLead && cr >= -oneEndAgainst || cr >= oneEndLead && fr >= -oneEndAgainst
+			}
+			if !ok {
+				continue
+			}
+			if pick >= 0 && pick != c {
+				return vision.Rejected(fmt.Sprintf("the card reads %s one way up, %s the other", card.FromIndex(pick), card.FromIndex(c)), 0), true
+			}
+			pick, pickEnd = c, k
+		}
+	}
+	if pick < 0 {
+		return vision.Result{}, false
+	}
+	c := card.FromIndex(pick)
+	e := &a.ends[pickEnd]
+	for k := range a.ends {
+		if k == pickEnd {
+			continue
+		}
+		for q, v := range a.ends[k].face {
+			if q != pick && v > e.face[pick]-oneEndOtherWay {
+				return vision.Rejected(fmt.Sprintf("the face reads %s, but %s the other way up", c, card.FromIndex(q)), 0), true
+			}
+		}
+	}
+	if chromaDist(e.chroma, m.cards[pick].chroma) > oneEndChromaMax {
+		return vision.Rejected(fmt.Sprintf("the face reads %s, its colour does not", c), 0), true
+	}
+	return vision.Result{Kind: vision.Card, Card: c, Confidence: confidence(e.face[pick], oneEndLead, oneEndLead)}, true
 }
