@@ -1158,14 +1158,16 @@ func shiftedScore(f, t *feat, d int) float64 {
 // face of the other ways up, and have the card's colour. ok is false when no card is taken.
 func (r *Recognizer) oneEndTable(a *analysis) (vision.Result, bool) {
 	m := r.m
-	pick, pickEnd := -1, -1
+	pick, pickEnd, pickLead := -1, -1, 0.0
 	for k := range a.ends {
 		e := &a.ends[k]
 		for c := 0; c < 52; c++ {
 			if e.face[c] < oneEndFaceMin || e.corner[c] < oneEndCornerMin {
 				continue
 			}
-			ok := true
+			// lead is the smallest margin by which a rival is told apart (three margins when
+			// no card comes close).
+			ok, lead := true, 3*oneEndLead
 			for q := 0; q < 52 && ok; q++ {
 				if q == c || e.face[q] < e.face[c]-oneEndRival {
 					continue
@@ -1173,6 +1175,7 @@ func (r *Recognizer) oneEndTable(a *analysis) (vision.Result, bool) {
 				fr := relLead(e.face[c], e.face[q], m.faceSim[c][q])
 				cr := relLead(e.corner[c], e.corner[q], m.cornerSim[c][q])
 				ok = fr >= oneEndLead && cr >= -oneEndAgainst || cr >= oneEndLead && fr >= -oneEndAgainst
+				lead = min(lead, max(fr, cr))
 			}
 			if !ok {
 				continue
@@ -1180,7 +1183,7 @@ func (r *Recognizer) oneEndTable(a *analysis) (vision.Result, bool) {
 			if pick >= 0 && pick != c {
 				return vision.Rejected(fmt.Sprintf("the card reads %s one way up, %s the other", card.FromIndex(pick), card.FromIndex(c)), 0), true
 			}
-			pick, pickEnd = c, k
+			pick, pickEnd, pickLead = c, k, lead
 		}
 	}
 	if pick < 0 {
@@ -1201,5 +1204,5 @@ func (r *Recognizer) oneEndTable(a *analysis) (vision.Result, bool) {
 	if chromaDist(e.chroma, m.cards[pick].chroma) > oneEndChromaMax {
 		return vision.Rejected(fmt.Sprintf("the face reads %s, its colour does not", c), 0), true
 	}
-	return vision.Result{Kind: vision.Card, Card: c, Confidence: confidence(e.face[pick], oneEndLead, oneEndLead)}, true
+	return vision.Result{Kind: vision.Card, Card: c, Confidence: confidence(e.face[pick], pickLead, oneEndLead)}, true
 }
