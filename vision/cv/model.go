@@ -396,30 +396,50 @@ func findWindows(cards []feat) (rankWin, suitWin rect, sep float64, err error) {
 	g := w * 4 / 100
 	lim := rect{max(w*3/100, best.x0-g), max(w*3/100, best.y0-g), min(w-w*3/100, best.x1+g), min(h, best.y1+g)}
 	rankWin = grow(best, between, w, lim, glyphShare)
-	// The suit symbol sits under the rank, about as wide.
+	// The suit symbol sits under the rank, about as wide; in some designs it sits instead in the
+	// other top corner, level with the rank (a rank at the left, its suit at the right).
 	d := w * 3 / 100
-	area := rect{max(0, best.x0-d), best.y0, min(w, best.x1+d), min(h, best.y1+w*30/100)}
-	bestScore = math.Inf(-1)
-	for x0 := area.x0; x0 < area.x1; x0++ {
-		for x1 := x0 + w*4/100; x1 <= area.x1; x1++ {
-			for y0 := area.y0; y0 < area.y1; y0++ {
-				for y1 := y0 + w*4/100; y1 <= area.y1; y1++ {
-					r := rect{x0, y0, x1, y1}
-					if s := score(suitPairs, &ns, r); s > bestScore {
-						suitWin, bestScore = r, s
+	suitSep := func(r rect) float64 {
+		s := math.Inf(1)
+		for i := range suitPairs {
+			s = math.Min(s, suitPairs[i].sum(r))
+		}
+		return s
+	}
+	search := func(area rect, step int) (rect, float64) {
+		var out rect
+		bestScore := math.Inf(-1)
+		for x0 := area.x0; x0 < area.x1; x0 += step {
+			for x1 := x0 + w*4/100; x1 <= area.x1; x1 += step {
+				for y0 := area.y0; y0 < area.y1; y0 += step {
+					for y1 := y0 + w*4/100; y1 <= area.y1; y1 += step {
+						r := rect{x0, y0, x1, y1}
+						if s := score(suitPairs, &ns, r); s > bestScore {
+							out, bestScore = r, s
+						}
 					}
 				}
 			}
 		}
+		return out, bestScore
 	}
+	suitWin, _ = search(rect{max(0, best.x0-d), best.y0, min(w, best.x1+d), min(h, best.y1+w*30/100)}, 1)
 	// A deck whose index holds no suit (its suit is told by the pips) has no suit window: the
 	// best window tells the suits apart no better than noise.
-	suitSep := math.Inf(1)
-	for i := range suitPairs {
-		suitSep = math.Min(suitSep, suitPairs[i].sum(suitWin))
-	}
-	if suitSep < MinSuitSeparation {
-		suitWin = rect{}
+	if suitSep(suitWin) < MinSuitSeparation {
+		// The other top corner, across from the rank window and about its height.
+		other := rect{max(0, w-best.x1-3*d), max(0, best.y0-2*d), min(w, w-best.x0+3*d), min(h, best.y1+2*d)}
+		// The rank's own corner was searched above.
+		if best.x0+best.x1 < w {
+			other.x0 = max(other.x0, best.x1)
+		} else {
+			other.x1 = min(other.x1, best.x0)
+		}
+		if alt, _ := search(other, 1); suitSep(alt) >= MinSuitSeparation {
+			suitWin = alt
+		} else {
+			suitWin = rect{}
+		}
 	}
 	return rankWin, suitWin, sep, nil
 }

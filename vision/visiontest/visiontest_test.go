@@ -115,8 +115,12 @@ func TestRenderedDecks(t *testing.T) {
 		// A one-way design: its other end shows the index upside down, where an upside-down
 		// heart once read as a diamond.
 		"ancient-egyptians": {"shoe": 0.6, "table": 0.9, "none": 1},
+		// Its suit sits in the other top corner, level with the rank (not under it), and its
+		// other end shows a pip drawn large and no index: a calibration that looked for the
+		// suit only under the rank read no table card of it.
+		"tango_nuevo": {"shoe": 0.45, "table": 0.95, "none": 1},
 	}
-	for _, deck := range []string{"paris", "standard", "jolly-royal", "ancient-egyptians"} {
+	for _, deck := range []string{"paris", "standard", "jolly-royal", "ancient-egyptians", "tango_nuevo"} {
 		floor := floors[deck]
 		t.Run(deck, func(t *testing.T) {
 			r := needArt(t, deck)
