@@ -110,8 +110,9 @@ func TestRenderedDecks(t *testing.T) {
 		"standard": {"shoe": 0.98, "table": 0.95, "none": 1},
 		// Its two ends are not drawn alike (the pips and the index sit differently): read from
 		// its other end, its index once gave wrong suits and ranks; now those frames are read or
-		// rejected.
-		"jolly-royal": {"shoe": 0.8, "table": 0.8, "none": 1},
+		// rejected. A blurred club there looks a little like a spade: a suit symbol matched all
+		// but exactly is read with a smaller lead (86% → 93% of shoe frames).
+		"jolly-royal": {"shoe": 0.9, "table": 0.9, "none": 1},
 		// A one-way design: its other end shows the index upside down, where an upside-down
 		// heart once read as a diamond.
 		"ancient-egyptians": {"shoe": 0.6, "table": 0.9, "none": 1},
