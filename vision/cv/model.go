@@ -97,7 +97,9 @@ type model struct {
 	// rankStats and cardStats are the templates' sums over their windows (see winStats).
 	rankStats [suitVariants][13]winStats
 	cardStats [suitVariants][52]winStats
-	alignStat winStats
+	// cardRankStats are each card's own patch sums over the rank window (see rankByCard).
+	cardRankStats [suitVariants][52]winStats
+	alignStat     winStats
 	// cornerStats are each card's patch sums over alignWin, per blur variant.
 	cornerStats [suitVariants][52]winStats
 	length      int // the card's length in coarse band pixels; 0 when unknown
@@ -214,6 +216,9 @@ func newModel(p *calibration.VisionProfile) (*model, error) {
 	for v := range m.rankStats {
 		for r := range m.rankStats[v] {
 			m.rankStats[v][r] = planeStats(m.rankTV[v][r], pw, bright, m.rankWin)
+		}
+		for i := range m.cardRankStats[v] {
+			m.cardRankStats[v][i] = planeStats(m.idxV[v][i].c[:], pw, bright, m.rankWin)
 		}
 	}
 	if m.suitWin.area() > 0 {
