@@ -123,12 +123,7 @@ func nccRows(a, b *feat, y0, y1 int) float64 {
 		sb += b.rowS[y]
 		sbb += b.rowSS[y]
 		for c := 0; c < 3; c++ {
-			ra, rb := a.c[c][y*a.w:(y+1)*a.w], b.c[c][y*b.w:(y+1)*b.w]
-			var d float32
-			for i, v := range ra {
-				d += v * rb[i]
-			}
-			sab += float64(d)
+			sab += float64(dot32(a.c[c][y*a.w:(y+1)*a.w], b.c[c][y*b.w:(y+1)*b.w], 1))
 		}
 	}
 	return corr(sa, sb, saa, sbb, sab, 3*a.w*max(0, y1-y0))
@@ -447,12 +442,7 @@ func nccRotRows(a, b *feat, y0, y1, length int) float64 {
 		sb += b.rowS[y]
 		sbb += b.rowSS[y]
 		for c := 0; c < 3; c++ {
-			ra, rb := a.c[c][ya*w:(ya+1)*w], b.c[c][y*w:(y+1)*w]
-			var d float32
-			for x, v := range rb {
-				d += ra[w-1-x] * v
-			}
-			sab += float64(d)
+			sab += float64(dotRev32(a.c[c][ya*w:(ya+1)*w], b.c[c][y*w:(y+1)*w]))
 		}
 		n += 3 * w
 	}

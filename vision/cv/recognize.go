@@ -471,23 +471,38 @@ func (r *Recognizer) cornerOf(ix *indexScores, i int) float64 {
 }
 
 // corners correlates an aligned index patch (shift bx, by) with every card's calibrated patch
-// over the alignment window, within a pixel of the alignment, in every blur variant.
+// over the alignment window, within a pixel of the alignment, in every blur variant. A shoe
+// frame, which has a fifth of a table frame's time, is compared in every variant at the
+// alignment only, and around it in each card's best variant there.
 func (r *Recognizer) corners(f *feat, bx, by int) [52]float64 {
 	m := r.m
 	var out [52]float64
+	var bestV [52]int
 	for i := range out {
 		out[i] = -2
 	}
+	if shiftInside(m.alignWin, bx, by, f.w, f.h) {
+		fs := statsAt(f, bright, m.alignWin, bx, by)
+		for v := range m.idxV {
+			for i := range m.idxV[v] {
+				if c := corrOf(fs, m.cornerStats[v][i], dotAt(f, m.idxV[v][i].c[:], f.w, bright, m.alignWin, bx, by)); c > out[i] {
+					out[i], bestV[i] = c, v
+				}
+			}
+		}
+	}
 	for dy := by - 1; dy <= by+1; dy++ {
 		for dx := bx - 1; dx <= bx+1; dx++ {
-			if !shiftInside(m.alignWin, dx, dy, f.w, f.h) {
+			if dx == bx && dy == by || !shiftInside(m.alignWin, dx, dy, f.w, f.h) {
 				continue
 			}
 			fs := statsAt(f, bright, m.alignWin, dx, dy)
-			for v := range m.idxV {
-				for i := range m.idxV[v] {
-					t := m.idxV[v][i].c[:]
-					out[i] = max(out[i], corrOf(fs, m.cornerStats[v][i], dotAt(f, t, f.w, bright, m.alignWin, dx, dy)))
+			for i := range out {
+				for v := range m.idxV {
+					if r.view == vision.Shoe && v != bestV[i] {
+						continue
+					}
+					out[i] = max(out[i], corrOf(fs, m.cornerStats[v][i], dotAt(f, m.idxV[v][i].c[:], f.w, bright, m.alignWin, dx, dy)))
 				}
 			}
 		}
