@@ -123,7 +123,9 @@ func (r *Renderer) cutFace(c Cut) (gocv.Mat, error) {
 	if c.Word != "" {
 		scale := float64(w) * 0.8 / float64(40*len(c.Word))
 		sz := gocv.GetTextSize(c.Word, gocv.FontHersheySimplex, scale, int(scale*3))
-		org := image.Pt((w-sz.X)/2, h*62/100)
+		// Across the middle of the card, as cut cards print it (and as the development
+		// frames show it).
+		org := image.Pt((w-sz.X)/2, (h+sz.Y)/2)
 		gocv.PutText(&m, c.Word, org, gocv.FontHersheySimplex, scale, color.RGBA{c.Ink.R, c.Ink.G, c.Ink.B, 255}, int(scale*3))
 	}
 	roundCorners(&m, w/14)
