@@ -123,6 +123,45 @@ func TestOneEndedReadingOnTwoEndedDecks(t *testing.T) {
 	}
 }
 
+// TestSuitFromFaceOnDevDecks reads the two-ended dev decks with their suit windows left unread,
+// as a deck whose index holds no suit is read: the suit from the face alone. It rejects more,
+// but must never read a card wrong (a card's other end can look like another suit's calibrated
+// end: the face must lead its rank's runner-up plainly, relative to how alike the two are).
+func TestSuitFromFaceOnDevDecks(t *testing.T) {
+	for _, deck := range []string{"anglo", "neoclassical", "nicu-ornamental", "tango"} {
+		t.Run(deck, func(t *testing.T) {
+			p := devProfile(t, deck)
+			var recs [2]*Recognizer
+			for k, view := range []vision.View{vision.Shoe, vision.Table} {
+				r, err := New(p, view)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer r.Close()
+				r.m.suitWin = rect{}
+				recs[k] = r
+			}
+			e, err := Evaluate(filepath.Join(devDir(t), deck, "frames"), recs[0], recs[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			read := 0
+			for _, g := range e.Groups {
+				read += g.Correct
+			}
+			for _, f := range e.Misread() {
+				if f.Result.Kind != vision.Reject {
+					t.Errorf("%s (%s) is %s, read %v", f.File, f.Group, f.Token(), f.Result)
+				}
+			}
+			if read < 30 {
+				t.Errorf("only %d frames read", read)
+			}
+			t.Logf("%d frames read", read)
+		})
+	}
+}
+
 func TestBadFrames(t *testing.T) {
 	p := devProfile(t, "anglo")
 	r, err := New(p, vision.Shoe)
