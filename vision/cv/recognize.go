@@ -1268,6 +1268,13 @@ func (r *Recognizer) oneEndTable(a *analysis) (vision.Result, bool) {
 				fr := relLead(e.face[c], e.face[q], m.faceSim[c][q])
 				cr := relLead(e.corner[c], e.corner[q], m.cornerSim[c][q])
 				ok = fr >= oneEndLead && cr >= -oneEndAgainst || cr >= oneEndLead && fr >= -oneEndAgainst
+				// A one-ended deck's corner may show the rank alone (the same on every suit's
+				// card) or the suit alone: against a card of the same rank or suit, the corner
+				// one card was calibrated with may be the other's uncalibrated end. Only the face
+				// tells those apart.
+				if sc, sq := card.FromIndex(c), card.FromIndex(q); sc.Rank() == sq.Rank() || sc.Suit() == sq.Suit() {
+					ok = fr >= oneEndLead && cr >= -oneEndAgainst
+				}
 				lead = min(lead, max(fr, cr))
 			}
 			if !ok {

@@ -21,7 +21,7 @@ var floors = map[string]map[string]float64{
 	"anglo":           {"shoe": 1, "table": 1, "none": 1},
 	"neoclassical":    {"shoe": 1, "table": 1, "none": 1},
 	"nicu-ornamental": {"shoe": 1, "table": 1, "none": 1},
-	"oxygen":          {"shoe": 0.165, "table": 0.76, "none": 1},
+	"oxygen":          {"shoe": 0.165, "table": 0.69, "none": 1},
 	"tango":           {"shoe": 1, "table": 1, "none": 1},
 }
 

@@ -1,0 +1,74 @@
+package cv_test
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/sabot-tables/sabot/vision"
+	"github.com/sabot-tables/sabot/vision/cv"
+	"github.com/sabot-tables/sabot/vision/visiontest"
+)
+
+// TestOneEndedTableRendered reads a rendered oxygen-white test set (as `sabot vision render
+// --deck oxygen-white --seed 8` writes it) one-ended on the table. Its corners show the rank alone
+// at one end and the suit alone at the other; calibrated at its rank end, a jack of spades lent
+// its "J" corner to a jack of clubs seen at that end, and the corner, not the face, picked the
+// spade. Against a card of the same rank or suit only the face may tell.
+func TestOneEndedTableRendered(t *testing.T) {
+	if _, err := exec.LookPath("rsvg-convert"); err != nil {
+		if testing.Short() {
+			t.Skip("no rsvg-convert (-short)")
+		}
+		t.Fatal("rsvg-convert is missing: apt install librsvg2-bin (or run with -short)")
+	}
+	r, err := visiontest.NewRenderer("oxygen-white")
+	if err != nil {
+		if testing.Short() && errors.Is(err, visiontest.ErrNoArt) {
+			t.Skip(err)
+		}
+		t.Fatal(err)
+	}
+	defer r.Close()
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(8, 0x5ab07))
+	calib, frames := filepath.Join(dir, "calib"), filepath.Join(dir, "frames")
+	if err := r.WriteCalibration(calib, rng); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := visiontest.WriteFrames(context.Background(), r, frames, visiontest.FrameSet{Shoe: 0, Table: 1, Other: 0}, rng); err != nil {
+		t.Fatal(err)
+	}
+	p, err := cv.CalibrateDir(calib, cv.CalibrateOptions{Deck: "oxygen-white", Camera: "sim"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs [2]*cv.Recognizer
+	for k, view := range []vision.View{vision.Shoe, vision.Table} {
+		if recs[k], err = cv.New(p, view); err != nil {
+			t.Fatal(err)
+		}
+		defer recs[k].Close()
+		cv.ForceOneEnded(recs[k])
+	}
+	e, err := cv.Evaluate(frames, recs[0], recs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := 0
+	for _, g := range e.Groups {
+		read += g.Correct
+	}
+	for _, f := range e.Misread() {
+		if f.Result.Kind != vision.Reject {
+			t.Errorf("%s (%s) is %s, read %v", f.File, f.Group, f.Token(), f.Result)
+		}
+	}
+	if read < 25 {
+		t.Errorf("only %d of 52 table frames read", read)
+	}
+	t.Logf("%d of 52 table frames read", read)
+}
