@@ -1274,8 +1274,10 @@ func (r *Recognizer) oneEndTable(a *analysis) (vision.Result, bool) {
 				// tells those apart.
 				if sc, sq := card.FromIndex(c), card.FromIndex(q); sc.Rank() == sq.Rank() || sc.Suit() == sq.Suit() {
 					ok = fr >= oneEndLead && cr >= -oneEndAgainst
+					lead = min(lead, fr)
+				} else {
+					lead = min(lead, max(fr, cr))
 				}
-				lead = min(lead, max(fr, cr))
 			}
 			if !ok {
 				continue
