@@ -849,10 +849,10 @@ const (
 	rankCardMin         = 0.94
 	cardMin, cardMargin = 0.90, 0.06 // the whole band, against every card
 	backMin, backMargin = 0.60, 0.10 // the card back, against its template and every card
-	// backPlainMin and backPlainCard: a frame whose rank window looks like an index is still
-	// taken for the back when its whole band matches the back this well and no card better
-	// than this.
-	backPlainMin, backPlainCard = 0.9, 0.5
+	// backPlainMin and backPlainLead: a frame whose rank window looks like an index is still
+	// taken for the back when its whole band matches the back this well, and every card's face
+	// by this much less.
+	backPlainMin, backPlainLead = 0.9, 0.35
 	// cardIndexMin is the least rank-window correlation of a card's index: under it a frame may
 	// be the back or the cut card (their best is well under, a card's well over).
 	cardIndexMin = 0.7
@@ -960,12 +960,13 @@ func (r *Recognizer) decide(a *analysis) vision.Result {
 	backRimOK, backRim := true, false
 	// A back whose pattern looks like an index glyph to the rank window (a lattice of diamonds
 	// reads as a nine at 0.8, plainly) is still the back when its whole band is the back's
-	// plainly and no card's face at all.
+	// plainly and no card's face comes close.
 	backPlain := false
 	if (rankOK || cardLike) && m.back != nil {
 		for _, c := range a.scores {
 			if c.i == -2 {
-				backPlain = max(c.same, c.fine) >= backPlainMin && bestCard <= backPlainCard
+				b := max(c.same, c.fine)
+				backPlain = b >= backPlainMin && b-bestCard >= backPlainLead
 			}
 		}
 	}
