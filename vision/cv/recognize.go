@@ -1064,6 +1064,15 @@ func (r *Recognizer) decide(a *analysis) vision.Result {
 		}
 	}
 	faceSure := faceScore >= cardMin && faceScore-faceSecond >= cardMargin
+	if rankOK && faceSure && faceScore >= faceVeto && faceScore-faceSecond >= faceVetoMargin {
+		// The face is plainly one card, of another rank than the index reads, and the rank
+		// window matches that card's rank nearly as well: a design whose court cards carry no
+		// letter (their corner holds the suit and a piece of the figure, alike for the three
+		// figures) is read by the face, which the index does not contradict (see below).
+		if fr := int(card.FromIndex(faceBest).Rank()) - 1; fr != r1 && rankScore-a.index.rank[fr] < rankMargin {
+			rankOK = false
+		}
+	}
 	if rankOK {
 		rank := card.Rank(r1 + 1)
 		conf := confidence(rankScore, rankLead, rankMargin)
