@@ -90,33 +90,9 @@ func TestDevDecks(t *testing.T) {
 func TestOneEndedReadingOnTwoEndedDecks(t *testing.T) {
 	for _, deck := range []string{"anglo", "nicu-ornamental", "tango"} {
 		t.Run(deck, func(t *testing.T) {
-			p := devProfile(t, deck)
-			var recs [2]*Recognizer
-			for k, view := range []vision.View{vision.Shoe, vision.Table} {
-				r, err := New(p, view)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer r.Close()
-				r.m.indexGood = false
-				r.m.oneEndSims()
-				recs[k] = r
-			}
-			e, err := Evaluate(filepath.Join(devDir(t), deck, "frames"), recs[0], recs[1])
-			if err != nil {
-				t.Fatal(err)
-			}
-			read := 0
-			for _, g := range e.Groups {
-				read += g.Correct
-			}
-			for _, f := range e.Misread() {
-				if f.Result.Kind != vision.Reject {
-					t.Errorf("%s (%s) is %s, read %v", f.File, f.Group, f.Token(), f.Result)
-				}
-			}
+			e := EvalWith(t, devProfile(t, deck), filepath.Join(devDir(t), deck, "frames"), ForceOneEnded)
 			// Enough is read for the zero to mean something.
-			if read < 60 {
+			if read := NoWrong(t, e); read < 60 {
 				t.Errorf("only %d frames read", read)
 			}
 		})
@@ -130,30 +106,8 @@ func TestOneEndedReadingOnTwoEndedDecks(t *testing.T) {
 func TestSuitFromFaceOnDevDecks(t *testing.T) {
 	for _, deck := range []string{"anglo", "neoclassical", "nicu-ornamental", "tango"} {
 		t.Run(deck, func(t *testing.T) {
-			p := devProfile(t, deck)
-			var recs [2]*Recognizer
-			for k, view := range []vision.View{vision.Shoe, vision.Table} {
-				r, err := New(p, view)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer r.Close()
-				r.m.suitWin = rect{}
-				recs[k] = r
-			}
-			e, err := Evaluate(filepath.Join(devDir(t), deck, "frames"), recs[0], recs[1])
-			if err != nil {
-				t.Fatal(err)
-			}
-			read := 0
-			for _, g := range e.Groups {
-				read += g.Correct
-			}
-			for _, f := range e.Misread() {
-				if f.Result.Kind != vision.Reject {
-					t.Errorf("%s (%s) is %s, read %v", f.File, f.Group, f.Token(), f.Result)
-				}
-			}
+			e := EvalWith(t, devProfile(t, deck), filepath.Join(devDir(t), deck, "frames"), func(r *Recognizer) { r.m.suitWin = rect{} })
+			read := NoWrong(t, e)
 			if read < 30 {
 				t.Errorf("only %d frames read", read)
 			}

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/sabot-tables/sabot/vision"
 	"github.com/sabot-tables/sabot/vision/cv"
 	"github.com/sabot-tables/sabot/vision/visiontest"
 )
@@ -24,27 +23,7 @@ func TestOneEndedTableRendered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var recs [2]*cv.Recognizer
-	for k, view := range []vision.View{vision.Shoe, vision.Table} {
-		if recs[k], err = cv.New(p, view); err != nil {
-			t.Fatal(err)
-		}
-		defer recs[k].Close()
-		cv.ForceOneEnded(recs[k])
-	}
-	e, err := cv.Evaluate(frames, recs[0], recs[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	read := 0
-	for _, g := range e.Groups {
-		read += g.Correct
-	}
-	for _, f := range e.Misread() {
-		if f.Result.Kind != vision.Reject {
-			t.Errorf("%s (%s) is %s, read %v", f.File, f.Group, f.Token(), f.Result)
-		}
-	}
+	read := cv.NoWrong(t, cv.EvalWith(t, p, frames, cv.ForceOneEnded))
 	if read < 25 {
 		t.Errorf("only %d of 52 table frames read", read)
 	}
@@ -92,25 +71,8 @@ func TestLetterlessCourtCards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shoe, err := cv.New(p, vision.Shoe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer shoe.Close()
-	table, err := cv.New(p, vision.Table)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer table.Close()
-	e, err := cv.Evaluate(frames, shoe, table)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range e.Misread() {
-		if f.Result.Kind != vision.Reject {
-			t.Errorf("%s (%s) is %s, read %v", f.File, f.Group, f.Token(), f.Result)
-		}
-	}
+	e := cv.EvalWith(t, p, frames, nil)
+	cv.NoWrong(t, e)
 	for _, g := range e.Groups {
 		if g.Group == "shoe" && g.Accuracy() < 0.97 {
 			t.Errorf("shoe: %.1f%% correct, floor 97%%", 100*g.Accuracy())
