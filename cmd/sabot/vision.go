@@ -188,10 +188,11 @@ func visionEval(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 // visionRender writes rendered frames of a deck design: a calibration pass (--calib DIR) and a
 // labelled test set (--frames DIR), like ../shared/vision-dev.
 func visionRender(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlags("vision render", "--deck NAME [--calib DIR] [--frames DIR] [--shoe N] [--table N] [--seed S]", stderr)
+	fs := newFlags("vision render", "--deck NAME [--calib DIR [--either-end]] [--frames DIR] [--shoe N] [--table N] [--seed S]", stderr)
 	deck := fs.String("deck", "", "card design (see --list)")
 	listDecks := fs.Bool("list", false, "list the installed card designs")
 	calib := fs.String("calib", "", "write a calibration pass here (As.jpg … Kc.jpg, CUT.jpg, BACK.jpg)")
+	eitherEnd := fs.Bool("either-end", false, "show each card of the calibration pass at either end, at random (a shuffled deck), not all at the top end (a new deck)")
 	framesDir := fs.String("frames", "", "write a labelled test set here (labels.csv and frames)")
 	nShoe := fs.Int("shoe", 3, "shoe frames of each card in the test set")
 	nTable := fs.Int("table", 1, "table frames of each card in the test set")
@@ -215,6 +216,7 @@ func visionRender(ctx context.Context, args []string, _ io.Reader, stdout, stder
 		return err
 	}
 	defer r.Close()
+	r.CalibEitherEnd = *eitherEnd
 	rng := rand.New(rand.NewPCG(*seed, 0x5ab07))
 	if *calib != "" {
 		if err := r.WriteCalibration(*calib, rng); err != nil {

@@ -8,10 +8,11 @@ import (
 )
 
 // ForceOneEnded makes r read as it reads a deck whose index does not tell every rank (see
-// model.indexGood).
+// model.indexGood), calibrated at its index end (not mixed, see split).
 func ForceOneEnded(r *Recognizer) {
 	r.m.indexGood = false
-	r.m.oneEndSims()
+	r.m.oneEnded()
+	r.m.mixed, r.m.split = false, nil
 }
 
 // EvalWith evaluates the labelled frames in dir with a shoe and a table recognizer made from p,
@@ -51,4 +52,16 @@ func NoWrong(t testing.TB, e *Evaluation) int {
 		}
 	}
 	return read
+}
+
+// Mixed says whether p's calibration pass shows the cards of a one-ended design at either end
+// (see split).
+func Mixed(t testing.TB, p *calibration.VisionProfile) bool {
+	t.Helper()
+	r, err := New(p, vision.Shoe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	return r.m.mixed
 }

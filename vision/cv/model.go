@@ -81,6 +81,11 @@ type model struct {
 	// faceSim and cornerSim are how alike two cards' templates are: their whole bands at the
 	// calibrated end, and their index corners (computed only when !indexGood; see oneEndTable).
 	faceSim, cornerSim *[52][52]float64
+	// mixed is set when the calibration pass shows cards of a one-ended design at either end
+	// (see split); split then reads the glyphs those cards show (nil when they do not read
+	// plainly: nothing is read by the face alone).
+	mixed bool
+	split *split
 	// rankSim is the correlation between the rank templates themselves, over the rank window:
 	// how alike two ranks are to begin with.
 	rankSim [suitVariants][13][13]float64
@@ -266,8 +271,14 @@ func newModel(p *calibration.VisionProfile) (*model, error) {
 		}
 		m.back = &t
 	}
+	// A calibration pass that shows many cards at an end without their index (a deck of a
+	// one-ended design, passed at either end) has no index that tells every card's rank,
+	// whatever the window's separation of the ranks' means.
+	if m.indexGood && len(m.misindexed()) >= maxMisindexed {
+		m.indexGood = false
+	}
 	if !m.indexGood {
-		m.oneEndSims()
+		m.oneEnded()
 	}
 	return m, nil
 }
@@ -588,6 +599,12 @@ func findLength(cards []feat) (int, float64) {
 // their suits by 100 to 3,000; a deck with no suit in its index, by under 30).
 const MinIndexSeparation, MinSuitSeparation = 100, 30
 
+// maxMisindexed is the least number of calibration cards whose own index does not read their
+// rank (see misindexed) at which a deck is read as one whose index is at one end only: over the
+// 34 designs calibrated at their top end, at most 13 (a design with no suit in its index); over
+// five one-ended designs calibrated at either end (three passes each), 19 to 42.
+const maxMisindexed = 16
+
 // pad grows a non-empty window by d pixels on each side, within the band.
 func pad(r rect, d int) rect {
 	if r.area() == 0 {
@@ -598,6 +615,18 @@ func pad(r rect, d int) rect {
 
 // padIndex is the margin (band pixels) added around the learned windows when reading them.
 const padIndex = 2
+
+// oneEnded readies a deck whose index does not tell every rank: the similarities of its cards'
+// templates and, for a mixed calibration pass, the split.
+func (m *model) oneEnded() {
+	m.oneEndSims()
+	end, nRank, nSuit := m.calibratedEnds()
+	m.mixed = nRank >= minMixed && nSuit >= minMixed
+	m.split = nil
+	if m.mixed {
+		m.split = m.newSplit(end)
+	}
+}
 
 // oneEndSims fills faceSim and cornerSim.
 func (m *model) oneEndSims() {
@@ -612,4 +641,26 @@ func (m *model) oneEndSims() {
 		}
 	}
 	m.faceSim, m.cornerSim = &fs, &cs
+}
+
+// misindexed lists the calibration cards whose own index patch does not read their own rank
+// plainly (rankMin, rankMargin) against the rank templates, over the rank window: cards seen at
+// an end that holds no index (a deck calibrated at either end, of a design that prints its index
+// at one end only), whose rank the templates' means blur.
+func (m *model) misindexed() []int {
+	var out []int
+	pw := m.idx[0].w
+	for i := range m.idx {
+		f := &m.idx[i]
+		fs := statsAt(f, bright, m.rankWin, 0, 0)
+		var v [13]float64
+		for rk := range v {
+			v[rk] = corrOf(fs, m.rankStats[0][rk], dotAt(f, m.rankTV[0][rk], pw, bright, m.rankWin, 0, 0))
+		}
+		r1, r2 := best2(v[:])
+		if r1 != i/4 || v[r1] < rankMin || relLead(v[r1], v[r2], m.rankSim[0][r1][r2]) < rankMargin {
+			out = append(out, i)
+		}
+	}
+	return out
 }

@@ -86,6 +86,8 @@ type analysis struct {
 	backRescaled func() float64
 	// faint is set when the card was found by its faint outline (see faintOutline).
 	faint bool
+	// split holds the frame's scores against a split deck's glyphs (see split; shoe view).
+	split *splitScores
 	// ends holds, for a table frame of a deck whose index does not tell every rank, what each
 	// way up of each outline found shows (see oneEndTable).
 	ends []endView
@@ -96,6 +98,9 @@ type analysis struct {
 type endView struct {
 	face, corner [52]float64
 	chroma       [3]float64
+	// band is the way up's band, and split its scores against a split deck's glyphs.
+	band  *feat
+	split *splitScores
 }
 
 type candScores struct {
@@ -203,6 +208,10 @@ func (r *Recognizer) analyze(frame gocv.Mat) analysis {
 		f := makeTmpl("frame", &r.band, a.top, a.valid, false)
 		a.frame = &f
 		a.index = r.scoreIndex(r.indexPatch(frame, &a.pose))
+		if r.m.split != nil {
+			sc := r.m.scoreSplit(a.index.patch, a.index.bx, a.index.by)
+			a.split = &sc
+		}
 		a.scores = r.score(&f, true, &a.index)
 		a.topInk = cornerInk(&f.fine)
 		if r.m.back != nil {
@@ -228,8 +237,6 @@ func (r *Recognizer) analyze(frame gocv.Mat) analysis {
 			aspect = 1.4
 		}
 		// Either end of the card may be up, and a card running off the frame may lie either
-		// way: read every candidate and keep each template's best.
-		// Either end of the card may be up, and a card running off the frame may lie either
 		// way: read every candidate. The index is read from the candidate whose index reads
 		// best (its scores are never mixed with another's: the suit must be the rank's); each
 		// card's face score is its best over the candidates (a card's template may show either
@@ -249,7 +256,11 @@ func (r *Recognizer) analyze(frame gocv.Mat) analysis {
 				ix := r.scoreIndex(r.indexPatch(frame, &q))
 				s := r.score(&f, false, &ix)
 				if !r.m.indexGood {
-					e := endView{corner: ix.corner, chroma: f.chroma}
+					e := endView{corner: ix.corner, chroma: f.chroma, band: &f.fine}
+					if r.m.split != nil {
+						sc := r.m.scoreSplit(ix.patch, ix.bx, ix.by)
+						e.split = &sc
+					}
 					for i := range e.face {
 						e.face[i] = -1
 					}
@@ -623,7 +634,8 @@ func (r *Recognizer) scoreIndex(f *feat) indexScores {
 	}
 	_, bx, by := r.align(f)
 	s.patch, s.bx, s.by = f, bx, by
-	if !m.indexGood {
+	// A mixed calibration is read by its glyphs, not by each card's corner (see split).
+	if !m.indexGood && !m.mixed {
 		s.corner = r.corners(f, bx, by)
 	}
 	// Every rank template, in every blur variant, at the alignment; the best few ranks again
@@ -1131,6 +1143,18 @@ func (r *Recognizer) decide(a *analysis) vision.Result {
 			return vision.Rejected(fmt.Sprintf("index reads %s, its corner does not", pick), c)
 		}
 		return vision.Result{Kind: vision.Card, Card: pick, Confidence: conf}
+	}
+	if m.mixed {
+		// A one-ended design calibrated at either end: only its glyphs tell a card whose other
+		// end may be in view (see split).
+		switch {
+		case m.split == nil:
+			return vision.Rejected("the calibration pass shows cards at either end, and their glyphs do not read plainly: recalibrate with the index ends first", 0)
+		case r.view == vision.Table:
+			return r.splitTable(a)
+		default:
+			return r.splitShoe(a)
+		}
 	}
 	if uncompared && !rankOK {
 		return vision.Rejected("cannot read the card's index, and the face shows too little of some cards", 0)

@@ -25,6 +25,11 @@ const faceWidth = 400
 
 // Renderer makes frames of one deck's cards. It is safe for concurrent use. Close releases it.
 type Renderer struct {
+	// CalibEitherEnd makes WriteCalibration show each card at either end (at random), as a
+	// deck shuffled before its calibration pass passes the reader; otherwise every card shows
+	// its top end, as a new deck from its box does.
+	CalibEitherEnd bool
+
 	deck  Deck
 	cache *faceCache
 	mu    sync.Mutex

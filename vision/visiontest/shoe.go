@@ -18,7 +18,7 @@ import (
 
 // WriteCalibration renders a calibration pass of the deck into dir, as a technician captures it:
 // one mild shoe frame per card named by its code (As.jpg … Kc.jpg), CUT.jpg (a cut card) and
-// BACK.jpg.
+// BACK.jpg; each card at its top end, or at either (see Renderer.CalibEitherEnd).
 func (r *Renderer) WriteCalibration(dir string, rng *rand.Rand) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("visiontest: %w", err)
@@ -30,7 +30,11 @@ func (r *Renderer) WriteCalibration(dir string, rng *rand.Rand) error {
 	m := gocv.NewMat()
 	defer m.Close()
 	write := func(name string, s Subject) error {
-		if err := r.Render(&m, ShoeSize, s, RandomShoeLook(rng, Mild, asp), rng); err != nil {
+		l := RandomShoeLook(rng, Mild, asp)
+		if r.CalibEitherEnd {
+			l.OtherEnd = rng.IntN(2) == 1
+		}
+		if err := r.Render(&m, ShoeSize, s, l, rng); err != nil {
 			return err
 		}
 		if !gocv.IMWrite(filepath.Join(dir, name+".jpg"), m) {

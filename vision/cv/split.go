@@ -1,0 +1,621 @@
+package cv
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/sabot-tables/sabot/shoe/card"
+	"github.com/sabot-tables/sabot/vision"
+)
+
+// A deck whose index is printed at one end only (a rank glyph at one end, a bare suit symbol at
+// the other: oxygen) may be calibrated from whichever end each card passed the reader: some
+// cards show their rank end, others their suit end. Such a pass is "mixed". No window then tells
+// every rank from every other over the 52 calibration frames (model.indexGood is false), and a
+// card's face is known at one end only: the end it was calibrated at. Its other end may look
+// like another card's calibrated end (a seven's odd pip, a court figure drawn once), so the face
+// alone never tells a card whose other end may be in view.
+//
+// What the pass does teach is each rank's glyph (from the cards seen at their rank end) and each
+// suit's symbol (from the cards seen at their suit end). split holds those: the end each
+// calibration card shows, the windows and class templates that read the corner's glyph. A frame
+// is then read only where every card its corner allows is known at the end in view (see
+// splitShoe, splitTable).
+type split struct {
+	// end is each calibration card's end: endRank (its corner shows the rank) or endSuit.
+	end [52]int8
+	// rankWin (index patch pixels) tells the ranks apart among the rank-end cards, symWin the
+	// suits among the suit-end cards.
+	rankWin, symWin rect
+	// glyph holds the corner's classes: the 13 ranks' glyphs (from the rank-end cards) then
+	// the 4 suits' symbols (from the suit-end cards), each as the mean of its cards' index
+	// patches in every blur variant (nil for a class with no card). A rank is read in rankWin
+	// (brightness) against every class, a symbol in symWin (colour) against every class: a
+	// frame's corner shows one glyph, and the end it is seen at follows from which.
+	glyph [suitVariants][17][][]float32
+	// rankStats and symStats are the classes' sums over rankWin and symWin; rankSim and symSim
+	// how alike two classes are there (see newSplit).
+	rankStats, symStats [suitVariants][17]winStats
+	rankSim, symSim     [17][17]float64
+	// count is how many calibration cards each class has.
+	count [17]int
+}
+
+const (
+	endRank = 0
+	endSuit = 1
+)
+
+// symClass is the class index of suit s's symbol (see split.glyph).
+func symClass(s int) int { return 13 + s }
+
+// splitAff is how alike (brightness correlation over the index corner) two calibration cards'
+// corners must be to count as showing the same glyph; minMixed is the least number of cards
+// seen at each end for a calibration pass to count as mixed.
+const (
+	splitAff = 0.9
+	minMixed = 8
+)
+
+// calibratedEnds tells, for a deck whose index does not tell every rank, the end each
+// calibration card shows, from the cards' corner similarities (model.cornerSim): a card seen at
+// its suit end shares its corner (the suit symbol) with cards of its suit and any rank; at its
+// rank end, with cards of its rank and any suit. It returns the ends and how many cards show
+// each.
+func (m *model) calibratedEnds() (end [52]int8, nRank, nSuit int) {
+	cs := m.cornerSim
+	for i := 0; i < 52; i++ {
+		ci := card.FromIndex(i)
+		rankAff, suitAff := -2.0, -2.0
+		for j := 0; j < 52; j++ {
+			if j == i {
+				continue
+			}
+			cj := card.FromIndex(j)
+			switch {
+			case cj.Rank() == ci.Rank():
+				rankAff = max(rankAff, cs[i][j])
+			case cj.Suit() == ci.Suit():
+				suitAff = max(suitAff, cs[i][j])
+			}
+		}
+		if suitAff >= splitAff && suitAff > rankAff {
+			end[i] = endSuit
+			nSuit++
+		} else {
+			nRank++
+		}
+	}
+	return end, nRank, nSuit
+}
+
+// newSplit learns the glyphs of a mixed calibration pass (see split). It returns nil when they
+// do not read plainly: the rank end's glyphs must tell most ranks apart, the suit end's every
+// suit.
+func (m *model) newSplit(end [52]int8) *split {
+	sp := &split{end: end}
+	cls := make([]int, 52)
+	for i := 0; i < 52; i++ {
+		c := card.FromIndex(i)
+		if end[i] == endSuit {
+			cls[i] = symClass(int(c.Suit()))
+		} else {
+			cls[i] = int(c.Rank()) - 1
+		}
+		sp.count[cls[i]]++
+	}
+	nr, ns := 0, 0
+	for k, n := range sp.count {
+		switch {
+		case n == 0:
+		case k < 13:
+			nr++
+		default:
+			ns++
+		}
+	}
+	if nr < 10 || ns < 4 {
+		return nil
+	}
+	pw, ph := m.idx[0].w, m.idx[0].h
+	var rankF, symF []*feat
+	var rankC, symC []int
+	for i := 0; i < 52; i++ {
+		if end[i] == endRank {
+			rankF = append(rankF, &m.idx[i])
+			rankC = append(rankC, cls[i])
+		} else {
+			symF = append(symF, &m.idx[i])
+			symC = append(symC, cls[i]-13)
+		}
+	}
+	var sep float64
+	sp.rankWin, sep = classWindow(rankF, rankC, 13, bright, rect{0, 0, pw, ph}, 2, pw/8)
+	if sep < MinIndexSeparation {
+		return nil
+	}
+	sp.symWin, sep = classWindow(symF, symC, 4, colour, rect{0, 0, pw, ph}, 2, pw/10)
+	if sep < MinSuitSeparation {
+		return nil
+	}
+	for v := range sp.glyph {
+		for k := range sp.glyph[v] {
+			if sp.count[k] == 0 {
+				continue
+			}
+			t := make([][]float32, 4)
+			for c := range t {
+				t[c] = make([]float32, pw*ph)
+			}
+			for i := 0; i < 52; i++ {
+				if cls[i] != k {
+					continue
+				}
+				for c := range t {
+					for p, x := range m.idxV[v][i].c[c] {
+						t[c][p] += x / float32(sp.count[k])
+					}
+				}
+			}
+			sp.glyph[v][k] = t
+			sp.rankStats[v][k] = planeStats(t, pw, bright, sp.rankWin)
+			sp.symStats[v][k] = planeStats(t, pw, colour, sp.symWin)
+		}
+	}
+	tf := func(planes [][]float32) *feat {
+		f := &feat{w: pw, h: ph, valid: ph}
+		copy(f.c[:], planes)
+		return f
+	}
+	// How alike two classes are, under the freedom a frame is read with: the best correlation
+	// of one's mean with the other's over the shifts and blur variants scoreSplit tries (at no
+	// shift, two small symbols look less alike than a frame finds them).
+	for a := range sp.glyph[0] {
+		ta := sp.glyph[0][a]
+		if ta == nil {
+			continue
+		}
+		fa := tf(ta)
+		for b := range sp.glyph[0] {
+			if a == b {
+				sp.rankSim[a][b], sp.symSim[a][b] = 1, 1
+				continue
+			}
+			if sp.glyph[0][b] == nil {
+				continue
+			}
+			sp.rankSim[a][b], sp.symSim[a][b] = -1, -1
+			for v := range sp.glyph {
+				tb := sp.glyph[v][b]
+				for dy := -splitShift; dy <= splitShift; dy++ {
+					for dx := -splitShift; dx <= splitShift; dx++ {
+						if shiftInside(sp.rankWin, dx, dy, pw, ph) {
+							sp.rankSim[a][b] = max(sp.rankSim[a][b], corrOf(statsAt(fa, bright, sp.rankWin, dx, dy), sp.rankStats[v][b], dotAt(fa, tb, pw, bright, sp.rankWin, dx, dy)))
+						}
+						if shiftInside(sp.symWin, dx, dy, pw, ph) {
+							sp.symSim[a][b] = max(sp.symSim[a][b], corrOf(statsAt(fa, colour, sp.symWin, dx, dy), sp.symStats[v][b], dotAt(fa, tb, pw, colour, sp.symWin, dx, dy)))
+						}
+					}
+				}
+			}
+		}
+	}
+	// A pair is as alike as its more alike direction (the windows are shifted over one side).
+	for a := range sp.rankSim {
+		for b := 0; b < a; b++ {
+			sp.rankSim[a][b] = max(sp.rankSim[a][b], sp.rankSim[b][a])
+			sp.rankSim[b][a] = sp.rankSim[a][b]
+			sp.symSim[a][b] = max(sp.symSim[a][b], sp.symSim[b][a])
+			sp.symSim[b][a] = sp.symSim[a][b]
+		}
+	}
+	return sp
+}
+
+// classWindow finds the rectangle within area (corners on a grid of step pixels, sides at least
+// minSide) in which the classes' mean planes differ most, for their worst pair, against the
+// variation within each class (see findWindows), less pixelCost a pixel. It returns the window
+// and the worst pair's separation there. cls gives each feature's class (0…n-1); a class with no
+// feature takes no part.
+func classWindow(fs []*feat, cls []int, n, planes int, area rect, step, minSide int) (rect, float64) {
+	w, h := fs[0].w, area.y1
+	for _, f := range fs {
+		h = min(h, f.valid)
+	}
+	np := w * h
+	c0, c1 := planeRange(planes)
+	k := c1 - c0
+	count := make([]int, n)
+	for _, c := range cls {
+		count[c]++
+	}
+	means := make([][]float64, n*k)
+	for i := range means {
+		means[i] = make([]float64, np)
+	}
+	for i, f := range fs {
+		for c := c0; c < c1; c++ {
+			mp := means[cls[i]*k+c-c0]
+			for p := 0; p < np; p++ {
+				mp[p] += float64(f.c[c][p]) / float64(count[cls[i]])
+			}
+		}
+	}
+	noise := make([]float64, np)
+	groups := 0
+	for c := range count {
+		if count[c] > 1 {
+			groups++
+		}
+	}
+	for i, f := range fs {
+		if count[cls[i]] < 2 {
+			continue
+		}
+		for c := c0; c < c1; c++ {
+			mp := means[cls[i]*k+c-c0]
+			for p := 0; p < np; p++ {
+				d := float64(f.c[c][p]) - mp[p]
+				noise[p] += d * d / float64(count[cls[i]]) / float64(max(groups, 1))
+			}
+		}
+	}
+	for p := range noise {
+		noise[p] += float64(k) * noiseFloor
+	}
+	var pairs []integral
+	d := make([]float64, np)
+	for a := 0; a < n; a++ {
+		for b := a + 1; b < n; b++ {
+			if count[a] == 0 || count[b] == 0 {
+				continue
+			}
+			for p := range d {
+				d[p] = 0
+				for c := 0; c < k; c++ {
+					x := means[a*k+c][p] - means[b*k+c][p]
+					d[p] += x * x
+				}
+				d[p] /= noise[p]
+			}
+			pairs = append(pairs, newIntegral(d, w, h))
+		}
+	}
+	if len(pairs) == 0 {
+		return rect{}, 0
+	}
+	worst := func(r rect) float64 {
+		s := math.Inf(1)
+		for i := range pairs {
+			s = math.Min(s, pairs[i].sum(r))
+		}
+		return s
+	}
+	var best rect
+	bestScore := math.Inf(-1)
+	for x0 := area.x0; x0 < area.x1; x0 += step {
+		for x1 := x0 + minSide; x1 <= area.x1; x1 += step {
+			for y0 := area.y0; y0 < h; y0 += step {
+				for y1 := y0 + minSide; y1 <= h; y1 += step {
+					r := rect{x0, y0, x1, y1}
+					if s := worst(r) - pixelCost*float64(r.area()); s > bestScore {
+						best, bestScore = r, s
+					}
+				}
+			}
+		}
+	}
+	return best, worst(best)
+}
+
+// splitScores are a frame's correlations with a split deck's classes (see split), each the best
+// over small shifts and the blur variants: the rank window and the symbol window with every
+// glyph class (-2 for a class with no card).
+type splitScores struct {
+	rank, sym [17]float64
+}
+
+// splitShift is how far (index patch pixels) the split's windows are searched about the index's
+// alignment (which is on all 52 cards' mean, of both ends).
+const splitShift = 2
+
+// scoreSplit correlates a frame's index patch, aligned at (bx, by), with the split's classes.
+// Each class finds its shift on its most blurred variant (whose correlation varies smoothly):
+// every other pixel within splitShift, then around the best; every variant is read there.
+func (m *model) scoreSplit(patch *feat, bx, by int) splitScores {
+	sp := m.split
+	var s splitScores
+	for i := range s.rank {
+		s.rank[i], s.sym[i] = -2, -2
+	}
+	const coarse = suitVariants - 1
+	one := func(win rect, planes int, stats *[suitVariants][17]winStats, out *[17]float64) {
+		cache := map[[2]int]winStats{}
+		at := func(v, k, dx, dy int) float64 {
+			if !shiftInside(win, dx, dy, patch.w, patch.h) {
+				return -2
+			}
+			fs, ok := cache[[2]int{dx, dy}]
+			if !ok {
+				fs = statsAt(patch, planes, win, dx, dy)
+				cache[[2]int{dx, dy}] = fs
+			}
+			return corrOf(fs, stats[v][k], dotAt(patch, sp.glyph[v][k], patch.w, planes, win, dx, dy))
+		}
+		for k := range sp.glyph[0] {
+			if sp.glyph[0][k] == nil {
+				continue
+			}
+			best, sx, sy := -2.0, bx, by
+			for dy := by - splitShift; dy <= by+splitShift; dy += 2 {
+				for dx := bx - splitShift; dx <= bx+splitShift; dx += 2 {
+					if c := at(coarse, k, dx, dy); c > best {
+						best, sx, sy = c, dx, dy
+					}
+				}
+			}
+			cx, cy := sx, sy
+			for dy := cy - 1; dy <= cy+1; dy++ {
+				for dx := cx - 1; dx <= cx+1; dx++ {
+					if dx == cx && dy == cy {
+						continue
+					}
+					if c := at(coarse, k, dx, dy); c > best {
+						best, sx, sy = c, dx, dy
+					}
+				}
+			}
+			for v := 0; v < coarse; v++ {
+				best = max(best, at(v, k, sx, sy))
+			}
+			out[k] = best
+		}
+	}
+	one(sp.rankWin, bright, &sp.rankStats, &s.rank)
+	one(sp.symWin, colour, &sp.symStats, &s.sym)
+	return s
+}
+
+// read says which end of the card the corner shows, and which glyphs of that end it may be
+// (a bit per class, see split.glyph): the best glyph, and every glyph of its end not plainly
+// behind it. The end must be plain: every glyph of the other end plainly behind. ok is false
+// when the corner shows neither end plainly.
+func (sp *split) read(sc *splitScores) (end int8, set uint32, ok bool) {
+	try := func(v *[17]float64, sim *[17][17]float64, lo, hi int, least, margin, firm, firmMargin float64) (uint32, bool) {
+		b := lo
+		for k := lo; k < hi; k++ {
+			if v[k] > v[b] {
+				b = k
+			}
+		}
+		if v[b] < least {
+			return 0, false
+		}
+		behind := func(k int) bool {
+			l := relLead(v[b], v[k], sim[b][k])
+			return l >= margin || v[b] >= firm && l >= firmMargin
+		}
+		var set uint32
+		for k := range v {
+			switch {
+			case v[k] <= -2 || k == b:
+			case k < lo || k >= hi:
+				if !behind(k) {
+					return 0, false
+				}
+			case !behind(k):
+				set |= 1 << k
+			}
+		}
+		return set | 1<<b, true
+	}
+	if set, ok := try(&sc.rank, &sp.rankSim, 0, 13, rankMin, rankMargin, 2, 0); ok {
+		return endRank, set, true
+	}
+	if set, ok := try(&sc.sym, &sp.symSim, 13, 17, suitMin, suitMargin, suitFirm, suitFirmMargin); ok {
+		return endSuit, set, true
+	}
+	return 0, 0, false
+}
+
+// setName names the glyphs of a set (see split.read): "rank 9 or T", "suit h or d".
+func setName(end int8, set uint32) string {
+	var names []string
+	for k := 0; k < 17; k++ {
+		if set&(1<<k) == 0 {
+			continue
+		}
+		if k < 13 {
+			names = append(names, card.Rank(k+1).String())
+		} else {
+			names = append(names, card.Suit(k-13).String())
+		}
+	}
+	what := "rank "
+	if end == endSuit {
+		what = "suit "
+	}
+	return what + strings.Join(names, " or ")
+}
+
+// inSet says whether card q has a glyph of the set at that end.
+func inSet(q int, end int8, set uint32) bool {
+	c := card.FromIndex(q)
+	if end == endRank {
+		return set&(1<<(int(c.Rank())-1)) != 0
+	}
+	return set&(1<<symClass(int(c.Suit()))) != 0
+}
+
+// Acceptance for a mixed calibration (see split).
+const (
+	// splitFaceMin is the least correlation of a shoe frame's face with the card's calibrated
+	// view, splitTableFaceMin a table frame's.
+	splitFaceMin, splitTableFaceMin = 0.95, 0.9
+	// splitLead is the least relative lead (see relLead) of the card's face over every other
+	// candidate's; splitGap the least plain difference (two cards whose views differ by a pip
+	// the frame shows only in part differ by little, however alike they are).
+	splitLead, splitGap = 0.25, 0.02
+	// splitColourApart is the least colour difference (see chromaDist) at which a card of the
+	// other colour is ruled out by its colour (oxygen's red and black cards differ by 0.2 to
+	// 0.4; cards printed on white by a few hundredths).
+	splitColourApart = 0.2
+)
+
+// splitShoe reads a shoe frame of a mixed calibration. Only the rank end can be read: its corner
+// gives the rank, and the card must be, among those of that rank, the one whose calibrated view
+// the face matches plainly, every other card of the rank (and of the frame's colour) having been
+// calibrated at this end too. At the suit end any card of the suit calibrated at its rank end
+// may be in view, its face there unknown: rejected.
+func (r *Recognizer) splitShoe(a *analysis) vision.Result {
+	m := r.m
+	sp := m.split
+	end, set, ok := sp.read(a.split)
+	switch {
+	case !ok:
+		return vision.Rejected("the corner shows neither a rank nor a suit plainly", 0)
+	case end == endSuit:
+		return vision.Rejected(fmt.Sprintf("the corner shows %s, at the end that has no rank", setName(end, set)), 0)
+	}
+	best, bs := -1, -2.0
+	var fs [52]float64
+	var cands []int
+	for q := 0; q < 52; q++ {
+		if !inSet(q, end, set) || chromaDist(a.frame.chroma, m.cards[q].chroma) > splitColourApart {
+			continue
+		}
+		if sp.end[q] != end {
+			return vision.Rejected(fmt.Sprintf("the corner shows %s; %s, calibrated at its other end, may be the card", setName(end, set), card.FromIndex(q)), 0)
+		}
+		cands = append(cands, q)
+		fs[q] = nccRows(&a.frame.fine, &m.cards[q].fine, 0, bandH)
+		if fs[q] > bs {
+			best, bs = q, fs[q]
+		}
+	}
+	if best < 0 {
+		return vision.Rejected(fmt.Sprintf("the corner shows %s, no card of its colour", setName(end, set)), 0)
+	}
+	c := card.FromIndex(best)
+	if bs < splitFaceMin {
+		return vision.Rejected(fmt.Sprintf("the corner shows %s, the face no card of it plainly", setName(end, set)), max(bs, 0))
+	}
+	lead := 3 * splitLead
+	for _, q := range cands {
+		if q == best {
+			continue
+		}
+		// How alike the two cards are over the rows the frame shows: a card cut short by the
+		// window may lack just the rows where they differ.
+		sim := nccRows(&m.cards[best].fine, &m.cards[q].fine, a.frame.fine.top, a.frame.fine.valid)
+		lead = min(lead, relLead(bs, fs[q], sim))
+		if bs-fs[q] < splitGap {
+			lead = 0
+		}
+	}
+	if lead < splitLead {
+		return vision.Rejected(fmt.Sprintf("the corner shows %s, the face not plainly %s", setName(end, set), c), 0)
+	}
+	// A card the corner ruled out, seen at this end in calibration, whose face matches as
+	// well: the glyph may be misread.
+	for q := 0; q < 52; q++ {
+		if q != best && !inSet(q, end, set) && sp.end[q] == end {
+			if f := nccRows(&a.frame.fine, &m.cards[q].fine, 0, bandH); f > bs-splitGap {
+				return vision.Rejected(fmt.Sprintf("the corner shows %s, the face %s", setName(end, set), card.FromIndex(q)), 0)
+			}
+		}
+	}
+	return vision.Result{Kind: vision.Card, Card: c, Confidence: confidence(bs, lead, splitLead)}
+}
+
+// splitTable reads a table frame of a mixed calibration. The whole card lies on the felt: one
+// way up shows its rank end's corner, the other its suit end's, and each way up is read for its
+// glyph (see split.read). The candidates are the cards of a rank and a suit so read; every card's
+// calibrated end is in view, so each candidate is judged by its face at its best way up. The
+// card must match plainly, ahead of every other candidate, and no card the corners ruled out may
+// come as near.
+func (r *Recognizer) splitTable(a *analysis) vision.Result {
+	m := r.m
+	sp := m.split
+	ranks, suits := uint32(1<<13-1), uint32(0xf)
+	read := false
+	for k := range a.ends {
+		e := &a.ends[k]
+		if e.split == nil {
+			continue
+		}
+		end, set, ok := sp.read(e.split)
+		switch {
+		case !ok:
+		case end == endRank:
+			ranks &= set
+			read = true
+		default:
+			suits &= set >> 13
+			read = true
+		}
+	}
+	if !read {
+		return vision.Rejected("neither corner shows a rank or a suit plainly", 0)
+	}
+	names := setName(endRank, ranks) + ", " + setName(endSuit, suits<<13)
+	if ranks == 0 || suits == 0 {
+		return vision.Rejected("the card's corners read glyphs that disagree", 0)
+	}
+	face := func(q int) float64 {
+		best := -2.0
+		for k := range a.ends {
+			best = max(best, nccRows(a.ends[k].band, &m.cards[q].fine, 0, bandH))
+		}
+		return best
+	}
+	cand := func(q int) bool {
+		c := card.FromIndex(q)
+		return ranks&(1<<(int(c.Rank())-1)) != 0 && suits&(1<<int(c.Suit())) != 0
+	}
+	best, bs := -1, -2.0
+	var fs [52]float64
+	for q := 0; q < 52; q++ {
+		if cand(q) {
+			if fs[q] = face(q); fs[q] > bs {
+				best, bs = q, fs[q]
+			}
+		}
+	}
+	if bs < splitTableFaceMin {
+		return vision.Rejected(fmt.Sprintf("the corners read %s, the face no card of them", names), max(bs, 0))
+	}
+	c := card.FromIndex(best)
+	lead := 3 * splitLead
+	for q := 0; q < 52; q++ {
+		if q != best && cand(q) {
+			lead = min(lead, relLead(bs, fs[q], m.faceSim[best][q]))
+			if bs-fs[q] < splitGap {
+				lead = 0
+			}
+		}
+	}
+	if lead < splitLead {
+		return vision.Rejected(fmt.Sprintf("the corners read %s, the face not plainly %s", names, c), 0)
+	}
+	// A card the corners ruled out whose face matches as well: a glyph may be misread (a
+	// club's small symbol for a spade's), and the faces of two such cards may be all but one.
+	for q := 0; q < 52; q++ {
+		if cand(q) {
+			continue
+		}
+		near := false
+		for k := range a.ends {
+			near = near || a.ends[k].face[q] > bs-splitTableNear
+		}
+		if near && face(q) > bs-splitGap {
+			return vision.Rejected(fmt.Sprintf("the corners read %s, the face %s as well", c, card.FromIndex(q)), 0)
+		}
+	}
+	return vision.Result{Kind: vision.Card, Card: c, Confidence: confidence(bs, lead, splitLead)}
+}
+
+// splitTableNear: a card the corners ruled out, whose face at half resolution comes this near
+// the pick's, is compared at full resolution (see splitTable).
+const splitTableNear = 0.05
