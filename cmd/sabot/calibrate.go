@@ -81,7 +81,16 @@ func calibrateVision(ctx context.Context, args []string, _ io.Reader, stdout, st
 		fmt.Fprintf(stdout, ", length %.2f widths", p.CardLength/float64(p.BandWidth))
 	}
 	fmt.Fprintf(stdout, "\n  rank window %v, suit window %v, index separation %.0f\n", p.Rank, p.Suit, p.IndexSeparation)
-	if p.IndexSeparation < cv.MinIndexSeparation {
+	reading, err := cv.Describe(p)
+	if err != nil {
+		return err
+	}
+	switch {
+	case reading.Mixed && reading.GlyphsRead:
+		fmt.Fprintf(stdout, "  note: the pass shows %d cards at their rank end and %d at their suit end (a one-ended design passed at either end): only what their glyphs leave no doubt about is read, and most shoe frames are rejected; pass the deck again with every card index end first\n", reading.RankEnd, reading.SuitEnd)
+	case reading.Mixed:
+		fmt.Fprintf(stdout, "  warning: the pass shows %d cards at their rank end and %d at their suit end (a one-ended design passed at either end), and their glyphs do not read plainly: no card will be read; pass the deck again with every card index end first\n", reading.RankEnd, reading.SuitEnd)
+	case !reading.IndexReads:
 		fmt.Fprintln(stdout, "  note: this deck's index does not tell every rank apart (one-ended index?): cards are read by their whole face, and more frames are rejected")
 	}
 	if p.CardLength == 0 {

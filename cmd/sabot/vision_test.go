@@ -48,6 +48,14 @@ func TestVisionCommands(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "calib.png")); err != nil {
 		t.Error(err)
 	}
+	if strings.Contains(out, "note:") {
+		t.Errorf("a two-ended deck calibrated with a note:\n%s", out)
+	}
+	// oxygen's pass shows its cards at either end of a one-ended design: the technician is told.
+	out, err = sabot(t, "calibrate", "vision", "--dir", filepath.Join(dev, "oxygen", "calib"), "--out", filepath.Join(dir, "oxygen.json"))
+	if err != nil || !strings.Contains(out, "note: the pass shows 26 cards at their rank end and 26 at their suit end (a one-ended design passed at either end)") {
+		t.Errorf("calibrate vision oxygen: %v\n%s", err, out)
+	}
 
 	// vision read: one JSON line per file, a bad file is an error line and exit status 1.
 	junk := filepath.Join(dir, "junk.jpg")

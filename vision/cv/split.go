@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/sabot-tables/sabot/calibration"
 	"github.com/sabot-tables/sabot/shoe/card"
 	"github.com/sabot-tables/sabot/vision"
 )
@@ -619,3 +620,30 @@ func (r *Recognizer) splitTable(a *analysis) vision.Result {
 // splitTableNear: a card the corners ruled out, whose face at half resolution comes this near
 // the pick's, is compared at full resolution (see splitTable).
 const splitTableNear = 0.05
+
+// Reading says how a profile's cards will be read, for the technician who made it.
+type Reading struct {
+	// IndexReads is set when the index corner tells every rank apart (a two-ended design, or
+	// a one-ended one calibrated at its index end).
+	IndexReads bool
+	// Mixed is set when the calibration pass showed cards of a one-ended design at either end
+	// (see split); RankEnd and SuitEnd count the cards seen at each, and GlyphsRead says whether
+	// their glyphs were learned plainly (when not, nothing is read).
+	Mixed            bool
+	RankEnd, SuitEnd int
+	GlyphsRead       bool
+}
+
+// Describe tells how cards will be read with p.
+func Describe(p *calibration.VisionProfile) (Reading, error) {
+	m, err := newModel(p)
+	if err != nil {
+		return Reading{}, err
+	}
+	r := Reading{IndexReads: m.indexGood, Mixed: m.mixed, GlyphsRead: m.split != nil}
+	if m.mixed {
+		_, nRank, nSuit := m.calibratedEnds()
+		r.RankEnd, r.SuitEnd = nRank, nSuit
+	}
+	return r, nil
+}
