@@ -876,14 +876,13 @@ const (
 	faceVetoFar, faceVetoFarMargin = 0.85, 0.3
 	// faceDisagreeMin and faceDisagreeLead: the face also overrules the index, rejecting the
 	// frame, when it matches another card this well, at the same end, and the index's card by
-	// this much less. On
-	// 18,473 index reads of 34 designs (rendered three times, once calibrated at either end),
-	// it rejected 2 wrong cards and 1 right one (a 6 read as an 8 by a blurred index: face 0.98
-	// for the 6, 0.83 for the 8).
+	// this much less (a blurred 6 read as an 8 by its index: face 0.98 for the 6, 0.83 for the
+	// 8). rankThinLead and rankThinGap: a rank read with a relative lead under rankThinLead and a
+	// plain lead under rankThinGap is not read (a blurred 5 read 3 at 0.931 against 0.899). With
+	// faceConflictNear, over 18,473 index reads of the 34 designs (rendered three times, once
+	// calibrated at either end), these rejected the 4 wrong cards and about 19 right ones.
 	faceDisagreeMin, faceDisagreeLead = 0.9, 0.14
-	// rankThinLead and rankThinGap: a rank read with a relative lead under rankThinLead and a
-	// plain lead under rankThinGap is not read (the same reads: 1 wrong, 9 right).
-	rankThinLead, rankThinGap = 0.3, 0.04
+	rankThinLead, rankThinGap         = 0.3, 0.04
 	// faceConflictMin and faceConflictLead: the face's own choice among the rank's four cards
 	// disagrees with the index's suit when it matches this well and leads the index's card by
 	// this much; the index then stands only when both its windows read at least indexFirm.
