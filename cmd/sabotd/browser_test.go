@@ -151,6 +151,16 @@ func TestBrowser(t *testing.T) {
 		}
 		return v
 	}
+	// click clicks an element of a view that re-renders itself as events arrive (the table
+	// tiles, the alerts) inside the page, in one step: a node found by one command may be
+	// replaced before the next one clicks it ("Could not find node with given id").
+	click := func(what, sel string) {
+		t.Helper()
+		do(what, chromedp.WaitVisible(sel))
+		if got := eval(what, fmt.Sprintf(`(() => { const e = document.querySelector(%q); if (!e) return "missing"; e.click(); return "clicked"; })()`, sel)); got != "clicked" {
+			t.Fatalf("%s: %s is %s", what, sel, got)
+		}
+	}
 	shot := func(name string) {
 		t.Helper()
 		time.Sleep(400 * time.Millisecond) // let the cards' deal animation end
@@ -207,13 +217,11 @@ func TestBrowser(t *testing.T) {
 	shot("floor-alert.png")
 
 	// Acknowledge: without a name the page asks for one; with it the alert leaves the strip.
-	do("acknowledge without a name",
-		chromedp.Click(`#alerts .alert[data-kind="misread"] button[data-ack]`),
-		chromedp.WaitVisible(`#operator.need`),
-	)
+	click("acknowledge without a name", `#alerts .alert[data-kind="misread"] button[data-ack]`)
+	do("acknowledge without a name", chromedp.WaitVisible(`#operator.need`))
+	do("type a name", chromedp.SendKeys(`#operator`, "surv-17"))
+	click("acknowledge", `#alerts .alert[data-kind="misread"] button[data-ack]`)
 	do("acknowledge",
-		chromedp.SendKeys(`#operator`, "surv-17"),
-		chromedp.Click(`#alerts .alert[data-kind="misread"] button[data-ack]`),
 		chromedp.WaitNotPresent(`#alerts .alert[data-kind="misread"]`),
 		chromedp.WaitVisible(`#history-toggle`),
 	)
@@ -240,12 +248,9 @@ func TestBrowser(t *testing.T) {
 	shot("floor-acknowledged.png")
 
 	// Replay a past round from the journal, card by card.
-	do("replay a round",
-		chromedp.Click(`#t-T1 button[data-replay="T1"]`),
-		chromedp.WaitVisible(`#rp-rounds .chip[data-round="2"]`),
-		chromedp.Click(`#rp-rounds .chip[data-round="2"]`),
-		chromedp.WaitVisible(`#rp-stage .felt .card`),
-	)
+	click("replay a round", `#t-T1 button[data-replay="T1"]`)
+	click("replay round 2", `#rp-rounds .chip[data-round="2"]`)
+	do("replay round 2", chromedp.WaitVisible(`#rp-stage .felt .card`))
 	first := eval("the first frames", `document.querySelectorAll('#rp-stage .felt .card').length + ' ' + document.querySelector('#rp-pos').textContent`)
 	do("the last frame", chromedp.Click(`#rp-last`), chromedp.WaitVisible(`#rp-stage .hand .outcome`))
 	last := eval("the last frame", `document.querySelectorAll('#rp-stage .felt .card').length + ' ' + document.querySelector('#rp-pos').textContent`)
