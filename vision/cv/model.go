@@ -356,22 +356,7 @@ func findWindows(cards []feat) (rankWin, suitWin rect, sep float64, err error) {
 		noiseS[p] += 3 * noiseFloor
 	}
 	pairs := func(means [][]float64, noise []float64, groups, planes int) []integral {
-		var out []integral
-		d := make([]float64, n)
-		for a := 0; a < groups; a++ {
-			for b := a + 1; b < groups; b++ {
-				for p := range d {
-					d[p] = 0
-					for k := 0; k < planes; k++ {
-						x := means[a*planes+k][p] - means[b*planes+k][p]
-						d[p] += x * x
-					}
-					d[p] /= noise[p]
-				}
-				out = append(out, newIntegral(d, w, h))
-			}
-		}
-		return out
+		return pairIntegrals(means, noise, groups, planes, w, h, nil)
 	}
 	rankPairs := pairs(rankMean, noiseR, 13, 1)
 	suitPairs := pairs(suitMean, noiseS, 4, 3)
@@ -458,6 +443,31 @@ func findWindows(cards []feat) (rankWin, suitWin rect, sep float64, err error) {
 		}
 	}
 	return rankWin, suitWin, sep, nil
+}
+
+// pairIntegrals returns, for every two groups a < b (both present, when present is not nil), the
+// summed-area table (w x h) of the squared difference of their mean planes (planes per group, in
+// means[group*planes+k]) over the noise: how much each pixel tells the two apart.
+func pairIntegrals(means [][]float64, noise []float64, groups, planes, w, h int, present func(int) bool) []integral {
+	var out []integral
+	d := make([]float64, w*h)
+	for a := 0; a < groups; a++ {
+		for b := a + 1; b < groups; b++ {
+			if present != nil && (!present(a) || !present(b)) {
+				continue
+			}
+			for p := range d {
+				d[p] = 0
+				for k := 0; k < planes; k++ {
+					x := means[a*planes+k][p] - means[b*planes+k][p]
+					d[p] += x * x
+				}
+				d[p] /= noise[p]
+			}
+			out = append(out, newIntegral(d, w, h))
+		}
+	}
+	return out
 }
 
 // glyphShare is the least signal, as a share of the strongest in a window, that a strip next to

@@ -104,22 +104,12 @@ func TestMixedCalibration(t *testing.T) {
 	}{{"tango_nuevo", 12}, {"oxygen", 11}} {
 		deck := c.deck
 		t.Run(deck, func(t *testing.T) {
-			calib, frames := renderDeckEnds(t, deck, c.seed, visiontest.FrameSet{Shoe: 3, Table: 1, Other: 6}, true)
-			p, err := cv.CalibrateDir(calib, cv.CalibrateOptions{Deck: deck, Camera: "sim"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !cv.Mixed(t, p) {
-				t.Fatal("the calibration pass is not found mixed")
-			}
-			e := cv.EvalWith(t, p, frames, nil)
-			cv.NoWrong(t, e)
+			e := readEitherEnd(t, deck, c.seed, true)
 			for _, g := range e.Groups {
 				// oxygen's glyphs read: both corners of most of its cards on the table.
 				if deck == "oxygen" && g.Group == "table" && g.Accuracy() < 0.75 {
 					t.Errorf("table: %.1f%% correct, floor 75%%", 100*g.Accuracy())
 				}
-				t.Logf("%s: %.1f%% correct", g.Group, 100*g.Accuracy())
 			}
 		})
 	}
@@ -134,22 +124,33 @@ func TestMixedCalibration(t *testing.T) {
 func TestEitherEndTwoEnded(t *testing.T) {
 	for _, deck := range []string{"jolly-royal", "slavic_costumes", "anglo_modern_4_color"} {
 		t.Run(deck, func(t *testing.T) {
-			calib, frames := renderDeckEnds(t, deck, 21, visiontest.FrameSet{Shoe: 3, Table: 1, Other: 6}, true)
-			p, err := cv.CalibrateDir(calib, cv.CalibrateOptions{Deck: deck, Camera: "sim"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if cv.Mixed(t, p) {
-				t.Error("a two-ended design's pass is found mixed")
-			}
-			e := cv.EvalWith(t, p, frames, nil)
-			cv.NoWrong(t, e)
+			e := readEitherEnd(t, deck, 21, false)
 			for _, g := range e.Groups {
 				if g.Group == "shoe" && g.Accuracy() < 0.65 {
 					t.Errorf("shoe: %.1f%% correct, floor 65%%", 100*g.Accuracy())
 				}
-				t.Logf("%s: %.1f%% correct", g.Group, 100*g.Accuracy())
 			}
 		})
 	}
+}
+
+// readEitherEnd renders a design with its calibration pass at either end of each card (`sabot
+// vision render --deck deck --either-end --seed seed`), checks that the pass is found mixed or
+// not, reads the test set, fails t for any card read wrong, and returns the evaluation.
+func readEitherEnd(t *testing.T, deck string, seed uint64, mixed bool) *cv.Evaluation {
+	t.Helper()
+	calib, frames := renderDeckEnds(t, deck, seed, visiontest.FrameSet{Shoe: 3, Table: 1, Other: 6}, true)
+	p, err := cv.CalibrateDir(calib, cv.CalibrateOptions{Deck: deck, Camera: "sim"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cv.Mixed(t, p); got != mixed {
+		t.Fatalf("the calibration pass found mixed: %v, want %v", got, mixed)
+	}
+	e := cv.EvalWith(t, p, frames, nil)
+	cv.NoWrong(t, e)
+	for _, g := range e.Groups {
+		t.Logf("%s: %.1f%% correct", g.Group, 100*g.Accuracy())
+	}
+	return e
 }

@@ -265,24 +265,7 @@ func classWindow(fs []*feat, cls []int, n, planes int, area rect, step, minSide 
 	for p := range noise {
 		noise[p] += float64(k) * noiseFloor
 	}
-	var pairs []integral
-	d := make([]float64, np)
-	for a := 0; a < n; a++ {
-		for b := a + 1; b < n; b++ {
-			if count[a] == 0 || count[b] == 0 {
-				continue
-			}
-			for p := range d {
-				d[p] = 0
-				for c := 0; c < k; c++ {
-					x := means[a*k+c][p] - means[b*k+c][p]
-					d[p] += x * x
-				}
-				d[p] /= noise[p]
-			}
-			pairs = append(pairs, newIntegral(d, w, h))
-		}
-	}
+	pairs := pairIntegrals(means, noise, n, k, w, h, func(c int) bool { return count[c] > 0 })
 	if len(pairs) == 0 {
 		return rect{}, 0
 	}
@@ -332,17 +315,19 @@ func (m *model) scoreSplit(patch *feat, bx, by int) splitScores {
 	}
 	const coarse = suitVariants - 1
 	one := func(win rect, planes int, stats *[suitVariants][17]winStats, out *[17]float64) {
-		cache := map[[2]int]winStats{}
+		// The frame's sums at each shift tried (within splitShift+1 of the alignment).
+		const span = 2*splitShift + 3
+		var cache [span][span]winStats
+		var have [span][span]bool
 		at := func(v, k, dx, dy int) float64 {
 			if !shiftInside(win, dx, dy, patch.w, patch.h) {
 				return -2
 			}
-			fs, ok := cache[[2]int{dx, dy}]
-			if !ok {
-				fs = statsAt(patch, planes, win, dx, dy)
-				cache[[2]int{dx, dy}] = fs
+			i, j := dy-by+splitShift+1, dx-bx+splitShift+1
+			if !have[i][j] {
+				cache[i][j], have[i][j] = statsAt(patch, planes, win, dx, dy), true
 			}
-			return corrOf(fs, stats[v][k], dotAt(patch, sp.glyph[v][k], patch.w, planes, win, dx, dy))
+			return corrOf(cache[i][j], stats[v][k], dotAt(patch, sp.glyph[v][k], patch.w, planes, win, dx, dy))
 		}
 		for k := range sp.glyph[0] {
 			if sp.glyph[0][k] == nil {
