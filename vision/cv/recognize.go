@@ -88,6 +88,9 @@ type analysis struct {
 	faint bool
 	// split holds the frame's scores against a split deck's glyphs (see split; shoe view).
 	split *splitScores
+	// wholeCard is set when a table card outline was read both ways up, each showing at least
+	// half a band: both of the card's ends are in view.
+	wholeCard bool
 	// ends holds, for a table frame of a deck whose index does not tell every rank, what each
 	// way up of each outline found shows (see oneEndTable).
 	ends []endView
@@ -98,9 +101,11 @@ type analysis struct {
 type endView struct {
 	face, corner [52]float64
 	chroma       [3]float64
-	// band is the way up's band, and split its scores against a split deck's glyphs.
+	// band is the way up's band, and split its scores against a split deck's glyphs; pose is
+	// the outline it was read from.
 	band  *feat
 	split *splitScores
+	pose  int
 }
 
 type candScores struct {
@@ -246,17 +251,22 @@ func (r *Recognizer) analyze(frame gocv.Mat) analysis {
 		for i := range corners {
 			corners[i] = -2
 		}
-		for _, p := range poses {
+		for pi, p := range poses {
+			ways := 0
 			for _, q := range []pose{p, p.rotated(bandW, aspect*bandW)} {
 				top, valid := warpBand(frame, &q, bandW, bandH, &r.band)
 				if valid-top < bandH/2 {
 					continue
 				}
+				ways++
+				if ways == 2 {
+					a.wholeCard = true
+				}
 				f := makeTmpl("frame", &r.band, top, valid, false)
 				ix := r.scoreIndex(r.indexPatch(frame, &q))
 				s := r.score(&f, false, &ix)
 				if !r.m.indexGood {
-					e := endView{corner: ix.corner, chroma: f.chroma, band: &f.fine}
+					e := endView{corner: ix.corner, chroma: f.chroma, band: &f.fine, pose: pi}
 					if r.m.split != nil {
 						sc := r.m.scoreSplit(ix.patch, ix.bx, ix.by)
 						e.split = &sc

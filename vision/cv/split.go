@@ -24,8 +24,12 @@ import (
 // is then read only where every card its corner allows is known at the end in view (see
 // splitShoe, splitTable).
 type split struct {
-	// end is each calibration card's end: endRank (its corner shows the rank) or endSuit.
+	// end is each calibration card's end: endRank (its corner shows the rank), endSuit, or
+	// endUnknown (treated as calibrated at whichever end is not in view).
 	end [52]int8
+	// unlearned has a bit for each rank no calibration card showed at its rank end: no glyph
+	// rules it out.
+	unlearned uint32
 	// rankWin (index patch pixels) tells the ranks apart among the rank-end cards, symWin the
 	// suits among the suit-end cards.
 	rankWin, symWin rect
@@ -44,8 +48,9 @@ type split struct {
 }
 
 const (
-	endRank = 0
-	endSuit = 1
+	endRank    = 0
+	endSuit    = 1
+	endUnknown = 2 // a corner like neither its rank-mates' nor its suit-mates' plainly
 )
 
 // symClass is the class index of suit s's symbol (see split.glyph).
@@ -63,7 +68,8 @@ const (
 // calibration card shows, from the cards' corner similarities (model.cornerSim): a card seen at
 // its suit end shares its corner (the suit symbol) with cards of its suit and any rank; at its
 // rank end, with cards of its rank and any suit. It returns the ends and how many cards show
-// each.
+// each. A card like neither is taken at its rank end here; newSplit checks every card against
+// the glyphs learned.
 func (m *model) calibratedEnds() (end [52]int8, nRank, nSuit int) {
 	cs := m.cornerSim
 	for i := 0; i < 52; i++ {
@@ -93,18 +99,61 @@ func (m *model) calibratedEnds() (end [52]int8, nRank, nSuit int) {
 
 // newSplit learns the glyphs of a mixed calibration pass (see split). It returns nil when they
 // do not read plainly: the rank end's glyphs must tell most ranks apart, the suit end's every
-// suit.
+// suit. No calibration card may then read plainly, from its own corner, as a glyph other than
+// the one it was taken for (a suit's symbol taken for a rank's glyph): such a card is set
+// endUnknown and the glyphs learned again without it.
 func (m *model) newSplit(end [52]int8) *split {
+	for pass := 0; pass < 3; pass++ {
+		sp := m.learnSplit(end)
+		if sp == nil {
+			return nil
+		}
+		again := false
+		for i := 0; i < 52; i++ {
+			if end[i] == endUnknown {
+				continue
+			}
+			c := card.FromIndex(i)
+			k := int(c.Rank()) - 1
+			if end[i] == endSuit {
+				k = symClass(int(c.Suit()))
+			}
+			// A corner that reads plainly as a glyph of the other end, or as another glyph of
+			// this end only, was taken at the wrong end (a glyph too faint to read plainly
+			// from its own corner is kept: what it shows is what it was taken for).
+			sc := m.scoreSplitWith(sp, &m.idx[i], 0, 0)
+			if e, set, ok := sp.read(&sc); ok && (e != end[i] || set&(1<<k) == 0) {
+				end[i], again = endUnknown, true
+			}
+		}
+		if !again {
+			return sp
+		}
+	}
+	return nil
+}
+
+// learnSplit is one pass of newSplit: the glyphs of the cards taken at each end.
+func (m *model) learnSplit(end [52]int8) *split {
 	sp := &split{end: end}
 	cls := make([]int, 52)
 	for i := 0; i < 52; i++ {
 		c := card.FromIndex(i)
-		if end[i] == endSuit {
+		switch end[i] {
+		case endSuit:
 			cls[i] = symClass(int(c.Suit()))
-		} else {
+		case endRank:
 			cls[i] = int(c.Rank()) - 1
+		default:
+			cls[i] = -1
+			continue
 		}
 		sp.count[cls[i]]++
+	}
+	for r := 0; r < 13; r++ {
+		if sp.count[r] == 0 {
+			sp.unlearned |= 1 << r
+		}
 	}
 	nr, ns := 0, 0
 	for k, n := range sp.count {
@@ -123,10 +172,11 @@ func (m *model) newSplit(end [52]int8) *split {
 	var rankF, symF []*feat
 	var rankC, symC []int
 	for i := 0; i < 52; i++ {
-		if end[i] == endRank {
+		switch end[i] {
+		case endRank:
 			rankF = append(rankF, &m.idx[i])
 			rankC = append(rankC, cls[i])
-		} else {
+		case endSuit:
 			symF = append(symF, &m.idx[i])
 			symC = append(symC, cls[i]-13)
 		}
@@ -305,10 +355,14 @@ type splitScores struct {
 const splitShift = 2
 
 // scoreSplit correlates a frame's index patch, aligned at (bx, by), with the split's classes.
+func (m *model) scoreSplit(patch *feat, bx, by int) splitScores {
+	return m.scoreSplitWith(m.split, patch, bx, by)
+}
+
+// scoreSplitWith is scoreSplit with the classes of sp.
 // Each class finds its shift on its most blurred variant (whose correlation varies smoothly):
 // every other pixel within splitShift, then around the best; every variant is read there.
-func (m *model) scoreSplit(patch *feat, bx, by int) splitScores {
-	sp := m.split
+func (m *model) scoreSplitWith(sp *split, patch *feat, bx, by int) splitScores {
 	var s splitScores
 	for i := range s.rank {
 		s.rank[i], s.sym[i] = -2, -2
@@ -444,8 +498,9 @@ const (
 	// the frame shows only in part differ by little, however alike they are).
 	splitLead, splitGap = 0.25, 0.02
 	// splitColourApart is the least colour difference (see chromaDist) at which a card of the
-	// other colour is ruled out by its colour (oxygen's red and black cards differ by 0.2 to
-	// 0.4; cards printed on white by a few hundredths).
+	// other colour is ruled out by its colour (oxygen's red and black pip cards differ by 0.2 to
+	// 0.4, its court cards by less, and are not ruled out so; a card's frames stay within 0.1
+	// of its calibrated colour; cards printed on white differ by a few hundredths).
 	splitColourApart = 0.2
 )
 
@@ -468,7 +523,9 @@ func (r *Recognizer) splitShoe(a *analysis) vision.Result {
 	var fs [52]float64
 	var cands []int
 	for q := 0; q < 52; q++ {
-		if !inSet(q, end, set) || chromaDist(a.frame.chroma, m.cards[q].chroma) > splitColourApart {
+		// A rank no calibration card showed at its rank end has no glyph to be ruled out by.
+		unlearned := sp.unlearned&(1<<(int(card.FromIndex(q).Rank())-1)) != 0
+		if !inSet(q, end, set) && !unlearned || chromaDist(a.frame.chroma, m.cards[q].chroma) > splitColourApart {
 			continue
 		}
 		if sp.end[q] != end {
@@ -517,13 +574,19 @@ func (r *Recognizer) splitShoe(a *analysis) vision.Result {
 
 // splitTable reads a table frame of a mixed calibration. The whole card lies on the felt: one
 // way up shows its rank end's corner, the other its suit end's, and each way up is read for its
-// glyph (see split.read). The candidates are the cards of a rank and a suit so read; every card's
-// calibrated end is in view, so each candidate is judged by its face at its best way up. The
+// glyph (see split.read). The candidates are the cards of a rank and a suit so read; with both
+// ends in view (wholeCard), every card's calibrated end is, so each candidate is judged by its
+// face at its best way up. The
 // card must match plainly, ahead of every other candidate, and no card the corners ruled out may
 // come as near.
 func (r *Recognizer) splitTable(a *analysis) vision.Result {
 	m := r.m
 	sp := m.split
+	if !a.wholeCard {
+		// A card running off the frame shows one end: the card may be one calibrated at the
+		// other, whose face is then not in view to be weighed.
+		return vision.Rejected("the card's two ends are not both in view", 0)
+	}
 	ranks, suits := uint32(1<<13-1), uint32(0xf)
 	read := false
 	for k := range a.ends {
@@ -535,7 +598,9 @@ func (r *Recognizer) splitTable(a *analysis) vision.Result {
 		switch {
 		case !ok:
 		case end == endRank:
-			ranks &= set
+			// A rank no calibration card showed at its rank end has no glyph to be ruled
+			// out by.
+			ranks &= set | sp.unlearned
 			read = true
 		default:
 			suits &= set >> 13
@@ -545,7 +610,7 @@ func (r *Recognizer) splitTable(a *analysis) vision.Result {
 	if !read {
 		return vision.Rejected("neither corner shows a rank or a suit plainly", 0)
 	}
-	names := setName(endRank, ranks) + ", " + setName(endSuit, suits<<13)
+	names := func() string { return setName(endRank, ranks) + ", " + setName(endSuit, suits<<13) }
 	if ranks == 0 || suits == 0 {
 		return vision.Rejected("the card's corners read glyphs that disagree", 0)
 	}
@@ -570,7 +635,7 @@ func (r *Recognizer) splitTable(a *analysis) vision.Result {
 		}
 	}
 	if bs < splitTableFaceMin {
-		return vision.Rejected(fmt.Sprintf("the corners read %s, the face no card of them", names), max(bs, 0))
+		return vision.Rejected(fmt.Sprintf("the corners read %s, the face no card of them", names()), max(bs, 0))
 	}
 	c := card.FromIndex(best)
 	lead := 3 * splitLead
@@ -583,7 +648,7 @@ func (r *Recognizer) splitTable(a *analysis) vision.Result {
 		}
 	}
 	if lead < splitLead {
-		return vision.Rejected(fmt.Sprintf("the corners read %s, the face not plainly %s", names, c), 0)
+		return vision.Rejected(fmt.Sprintf("the corners read %s, the face not plainly %s", names(), c), 0)
 	}
 	// A card the corners ruled out whose face matches as well: a glyph may be misread (a
 	// club's small symbol for a spade's), and the faces of two such cards may be all but one.
@@ -596,7 +661,7 @@ func (r *Recognizer) splitTable(a *analysis) vision.Result {
 			near = near || a.ends[k].face[q] > bs-splitTableNear
 		}
 		if near && face(q) > bs-splitGap {
-			return vision.Rejected(fmt.Sprintf("the corners read %s, the face %s as well", c, card.FromIndex(q)), 0)
+			return vision.Rejected(fmt.Sprintf("the corners read %s, the face %s as well", names(), card.FromIndex(q)), 0)
 		}
 	}
 	return vision.Result{Kind: vision.Card, Card: c, Confidence: confidence(bs, lead, splitLead)}
@@ -612,11 +677,12 @@ type Reading struct {
 	// a one-ended one calibrated at its index end).
 	IndexReads bool
 	// Mixed is set when the calibration pass showed cards of a one-ended design at either end
-	// (see split); RankEnd and SuitEnd count the cards seen at each, and GlyphsRead says whether
-	// their glyphs were learned plainly (when not, nothing is read).
-	Mixed            bool
-	RankEnd, SuitEnd int
-	GlyphsRead       bool
+	// (see split); RankEnd and SuitEnd count the cards seen at each, Unknown those whose corner
+	// read as neither plainly, and GlyphsRead says whether the glyphs were learned plainly (when
+	// not, nothing is read).
+	Mixed                     bool
+	RankEnd, SuitEnd, Unknown int
+	GlyphsRead                bool
 }
 
 // Describe tells how cards will be read with p.
@@ -627,8 +693,20 @@ func Describe(p *calibration.VisionProfile) (Reading, error) {
 	}
 	r := Reading{IndexReads: m.indexGood, Mixed: m.mixed, GlyphsRead: m.split != nil}
 	if m.mixed {
-		_, nRank, nSuit := m.calibratedEnds()
-		r.RankEnd, r.SuitEnd = nRank, nSuit
+		end, _, _ := m.calibratedEnds()
+		if m.split != nil {
+			end = m.split.end
+		}
+		for _, e := range end {
+			switch e {
+			case endRank:
+				r.RankEnd++
+			case endSuit:
+				r.SuitEnd++
+			default:
+				r.Unknown++
+			}
+		}
 	}
 	return r, nil
 }
