@@ -2,9 +2,7 @@ package cv_test
 
 import (
 	"context"
-	"errors"
 	"math/rand/v2"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -41,19 +39,7 @@ func renderDeck(t *testing.T, deck string, seed uint64, set visiontest.FrameSet)
 // vision render --either-end`) when eitherEnd is set.
 func renderDeckEnds(t *testing.T, deck string, seed uint64, set visiontest.FrameSet, eitherEnd bool) (calib, frames string) {
 	t.Helper()
-	if _, err := exec.LookPath("rsvg-convert"); err != nil {
-		if testing.Short() {
-			t.Skip("no rsvg-convert (-short)")
-		}
-		t.Fatal("rsvg-convert is missing: apt install librsvg2-bin (or run with -short)")
-	}
-	r, err := visiontest.NewRenderer(deck)
-	if err != nil {
-		if testing.Short() && errors.Is(err, visiontest.ErrNoArt) {
-			t.Skip(err)
-		}
-		t.Fatal(err)
-	}
+	r := visiontest.NeedArt(t, deck)
 	defer r.Close()
 	r.CalibEitherEnd = eitherEnd
 	dir := t.TempDir()

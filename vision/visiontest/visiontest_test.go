@@ -6,7 +6,6 @@ import (
 	"errors"
 	"image/color"
 	"math/rand/v2"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -21,27 +20,8 @@ import (
 	"github.com/sabot-tables/sabot/vision/visiontest"
 )
 
-// needArt fails (or skips, with -short) when the card art or rsvg-convert is not installed.
-func needArt(t testing.TB, deck string) *visiontest.Renderer {
-	t.Helper()
-	if _, err := exec.LookPath("rsvg-convert"); err != nil {
-		if testing.Short() {
-			t.Skip("no rsvg-convert (-short)")
-		}
-		t.Fatal("rsvg-convert is missing: apt install librsvg2-bin (or run with -short)")
-	}
-	r, err := visiontest.NewRenderer(deck)
-	if err != nil {
-		if testing.Short() && errors.Is(err, visiontest.ErrNoArt) {
-			t.Skip(err)
-		}
-		t.Fatalf("%v (apt install gnome-cards-data kdegames-card-data-kf5, or run with -short)", err)
-	}
-	return r
-}
-
 func TestDecks(t *testing.T) {
-	needArt(t, "anglo").Close()
+	visiontest.NeedArt(t, "anglo").Close()
 	names := map[string]bool{}
 	for _, d := range visiontest.Decks() {
 		names[d.Name] = true
@@ -58,7 +38,7 @@ func TestDecks(t *testing.T) {
 
 // TestRenderDeterministic: the same seed gives the same frame, byte for byte.
 func TestRenderDeterministic(t *testing.T) {
-	r := needArt(t, "anglo")
+	r := visiontest.NeedArt(t, "anglo")
 	defer r.Close()
 	frame := func(seed uint64) []byte {
 		rng := rand.New(rand.NewPCG(seed, 7))
@@ -133,7 +113,7 @@ func TestRenderedDecks(t *testing.T) {
 	for _, deck := range []string{"paris", "standard", "jolly-royal", "ancient-egyptians", "tango_nuevo", "lattmann", "orell"} {
 		floor := floors[deck]
 		t.Run(deck, func(t *testing.T) {
-			r := needArt(t, deck)
+			r := visiontest.NeedArt(t, deck)
 			defer r.Close()
 			p := renderedProfile(t, r)
 			dir := t.TempDir()
@@ -174,7 +154,7 @@ func TestRenderedDecks(t *testing.T) {
 // TestCameraShoe passes cards through the simulated reader camera, reads its frames and combines
 // each passage: every passage is its card or a rejection, never another card.
 func TestCameraShoe(t *testing.T) {
-	r := needArt(t, "paris")
+	r := visiontest.NeedArt(t, "paris")
 	defer r.Close()
 	p := renderedProfile(t, r)
 	rec, err := cv.New(p, vision.Shoe)
@@ -233,7 +213,7 @@ func TestCameraShoe(t *testing.T) {
 // TestCaptureCalibration watches the simulated camera while three cards pass, as a technician's
 // live calibration does, and checks that it keeps one good frame of each.
 func TestCaptureCalibration(t *testing.T) {
-	r := needArt(t, "paris")
+	r := visiontest.NeedArt(t, "paris")
 	defer r.Close()
 	p := renderedProfile(t, r)
 	cam, err := visiontest.NewCameraShoe(r, 0, 9)
@@ -272,7 +252,7 @@ func TestCaptureCalibration(t *testing.T) {
 }
 
 func TestWriteCalibrationLayout(t *testing.T) {
-	r := needArt(t, "tango")
+	r := visiontest.NeedArt(t, "tango")
 	defer r.Close()
 	dir := t.TempDir()
 	if err := r.WriteCalibration(dir, rand.New(rand.NewPCG(1, 2))); err != nil {
