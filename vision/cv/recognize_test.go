@@ -21,11 +21,11 @@ var floors = map[string]map[string]float64{
 	"anglo":           {"shoe": 1, "table": 1, "none": 1},
 	"neoclassical":    {"shoe": 1, "table": 1, "none": 1},
 	"nicu-ornamental": {"shoe": 1, "table": 1, "none": 1},
-	// oxygen's calibration pass is mixed (see split): a shoe frame is read only at the rank end
-	// of a card whose rank-mates were all calibrated there, when no rank's glyph is missing or
-	// its cards are of the other colour (its jacks' glyphs do not read from their own corners,
-	// so no jack is ruled out by the corner); a table frame by both corners.
-	"oxygen": {"shoe": 0.05, "table": 0.67, "none": 1},
+	// oxygen's calibration pass is mixed (see split): a shoe frame's corner gives the end in
+	// view and a glyph, and the card must win over every card of that glyph and colour by its
+	// view at that end, calibrated or turned end for end (see splitShoe); a table frame is read
+	// by both corners.
+	"oxygen": {"shoe": 0.35, "table": 0.67, "none": 1},
 	"tango":  {"shoe": 1, "table": 1, "none": 1},
 }
 

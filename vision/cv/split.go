@@ -20,12 +20,13 @@ import (
 //
 // What the pass does teach is each rank's glyph (from the cards seen at their rank end) and each
 // suit's symbol (from the cards seen at their suit end). split holds those: the end each
-// calibration card shows, the windows and class templates that read the corner's glyph. A frame
-// is then read only where every card its corner allows is known at the end in view (see
-// splitShoe, splitTable).
+// calibration card shows, the windows and class templates that read the corner's glyph. The
+// corner then tells the end in view and which cards it may be; each of those is known at that
+// end as calibrated or, calibrated at the other end and the card's length measured, turned end
+// for end over the middle of the card that both ends show (see splitShoe, splitTable).
 type split struct {
 	// end is each calibration card's end: endRank (its corner shows the rank), endSuit, or
-	// endUnknown (treated as calibrated at whichever end is not in view).
+	// endUnknown (either: a shoe frame weighs both its views, and it is a rival at both).
 	end [52]int8
 	// unlearned has a bit for each rank no calibration card showed at its rank end: no glyph
 	// rules it out.
@@ -488,15 +489,143 @@ func inSet(q int, end int8, set uint32) bool {
 	return set&(1<<symClass(int(c.Suit()))) != 0
 }
 
+
+// A card's view at the end a frame shows (see splitShoe): its calibrated band as is, when it was
+// calibrated at that end, or turned end for end at the card's length, when it was calibrated
+// at the other. A turned view knows only the rows both ends show: with the window showing 72%
+// of oxygen's card, the middle of the card (its rows 50 to 128 of 178), which holds the pips
+// (or the figure) and no index. Two views are compared only over the rows both know.
+type sideView struct {
+	q      int
+	turned bool
+}
+
+func (v sideView) String() string {
+	if v.turned {
+		return card.FromIndex(v.q).String() + " (its other end)"
+	}
+	return card.FromIndex(v.q).String()
+}
+
+// cardFeat is card q's template at the resolution of a frame feature w wide (fine or coarse).
+func (m *model) cardFeat(q, w int) *feat {
+	if w == m.cards[q].coarse.w {
+		return &m.cards[q].coarse
+	}
+	return &m.cards[q].fine
+}
+
+// viewRows are the frame rows [y0, y1) view v knows, within the frame f's, at card length l (in
+// f's pixels: the frame's fine or coarse features).
+func (m *model) viewRows(f *feat, v sideView, l int) (y0, y1 int) {
+	t := m.cardFeat(v.q, f.w)
+	y0, y1 = max(f.top, t.top), min(f.valid, t.valid)
+	if v.turned {
+		// Frame row y shows template row l-1-y.
+		y0, y1 = max(f.top, l-t.valid), min(f.valid, l-t.top)
+	}
+	return y0, max(y0, y1)
+}
+
+// viewScore correlates the frame f with view v over the frame rows [y0, y1) (which v must know).
+func (m *model) viewScore(f *feat, v sideView, l, y0, y1 int) float64 {
+	t := m.cardFeat(v.q, f.w)
+	if v.turned {
+		return nccRot(t, f, rect{0, y0, f.w, y1}, l)
+	}
+	return nccRows(f, t, y0, y1)
+}
+
+// viewSim is how alike two views are over the frame rows [y0, y1) (which both must know), a
+// laid at card length la and b at lb.
+func (m *model) viewSim(a sideView, la int, b sideView, lb, y0, y1 int) float64 {
+	ta, tb := &m.cards[a.q].fine, &m.cards[b.q].fine
+	switch {
+	case !a.turned && !b.turned:
+		return nccRows(ta, tb, y0, y1)
+	case a.turned && b.turned:
+		// Frame rows [y0, y1) are a's rows [la-y1, la-y0) and b's [lb-y1, lb-y0), both
+		// turned alike.
+		return nccRowsShift(ta, tb, la-y1, la-y0, lb-la)
+	case a.turned:
+		return nccRot(ta, tb, rect{0, y0, tb.w, y1}, la)
+	default:
+		return nccRot(tb, ta, rect{0, y0, ta.w, y1}, lb)
+	}
+}
+
+// turnLength is the card length (fine band pixels) at which the turned views are laid over a
+// frame: within lengthSlack of the calibrated length, the one at which the turned view that
+// matches best at the calibrated length matches best (the frame's registration sets the card's
+// scale to a pixel or two).
+func (m *model) turnLength(f *feat, views []sideView) int {
+	L := 2 * m.length
+	bv, best := -1, -2.0
+	for k, v := range views {
+		if !v.turned {
+			continue
+		}
+		if y0, y1 := m.viewRows(f, v, L); y1-y0 >= splitMinRows {
+			if s := m.viewScore(f, v, L, y0, y1); s > best {
+				bv, best = k, s
+			}
+		}
+	}
+	if bv < 0 {
+		return L
+	}
+	bl := L
+	for l := L - lengthSlack; l <= L+lengthSlack; l++ {
+		if y0, y1 := m.viewRows(f, views[bv], l); l != L && y1-y0 >= splitMinRows {
+			if s := m.viewScore(f, views[bv], l, y0, y1); s > best {
+				best, bl = s, l
+			}
+		}
+	}
+	return bl
+}
+
+// gapOver is how much better the card's view w must match than a rival's v: splitGap, and
+// splitTurnedBias more when the card's view is as calibrated and the rival's turned.
+func gapOver(w, v sideView) float64 {
+	if v.turned && !w.turned {
+		return splitGap + splitTurnedBias
+	}
+	return splitGap
+}
+
+// vetoCoarse: a rival whose half-resolution score comes this near the card's is compared in
+// full (see splitShoe).
+const vetoCoarse = 0.1
+
+// lengthSlack is how far (fine band pixels) the card length is searched about the calibrated.
+const lengthSlack = 2
+
 // Acceptance for a mixed calibration (see split).
 const (
 	// splitFaceMin is the least correlation of a shoe frame's face with the card's calibrated
-	// view, splitTableFaceMin a table frame's.
-	splitFaceMin, splitTableFaceMin = 0.95, 0.9
+	// view, splitTableFaceMin a table frame's, splitTurnedMin a shoe frame's with the card's
+	// turned view (or with its calibrated view over the rows a turned rival knows).
+	splitFaceMin, splitTableFaceMin, splitTurnedMin = 0.95, 0.9, 0.9
 	// splitLead is the least relative lead (see relLead) of the card's face over every other
 	// candidate's; splitGap the least plain difference (two cards whose views differ by a pip
 	// the frame shows only in part differ by little, however alike they are).
 	splitLead, splitGap = 0.25, 0.02
+	// splitAlike: two views of which one is turned, more alike than this over the rows they
+	// both know, are not told apart by the face. Their calibration frames were taken at two
+	// ends, under two lights: how alike two such views of the same card would be is not known,
+	// and the jacks of two suits, seen at the end without index, differ by their small suit
+	// symbol alone (over oxygen's passes at either end, views of two cards that differ so were
+	// 0.93 to 0.97 alike; 4 cards were read wrong at 0.95).
+	splitAlike = 0.92
+	// splitTurnedBias: a view turned end for end matches a frame of its card less well than a
+	// view as calibrated matches a frame of its own (it is made of the calibration frame's far
+	// rows, and laid at a length known to a pixel). A 7 of diamonds whose corner read as an 8,
+	// its turned view 0.952, was read as the 8 of diamonds at 0.975 (a pass at either end
+	// rendered with seed 32, not among those the rules were made on).
+	splitTurnedBias = 0.03
+	// splitMinRows is the least number of rows two views must both know to be compared.
+	splitMinRows = 24
 	// splitColourApart is the least colour difference (see chromaDist) at which a card of the
 	// other colour is ruled out by its colour (oxygen's red and black pip cards differ by 0.2 to
 	// 0.4, its court cards by less, and are not ruled out so; a card's frames stay within 0.1
@@ -504,68 +633,167 @@ const (
 	splitColourApart = 0.2
 )
 
-// splitShoe reads a shoe frame of a mixed calibration. Only the rank end can be read: its corner
-// gives the rank, and the card must be, among those of that rank, the one whose calibrated view
-// the face matches plainly, every other card of the rank (and of the frame's colour) having been
-// calibrated at this end too. At the suit end any card of the suit calibrated at its rank end
-// may be in view, its face there unknown: rejected.
+// splitShoe reads a shoe frame of a mixed calibration. The corner gives the end of the card in
+// view and the glyphs it may show (a rank at one end, a suit at the other); the candidates are
+// the cards of those glyphs and the frame's colour. Each is seen at that end as calibrated, or
+// (its calibration showing the other end, and the card's length known) turned end for end, over
+// the middle of the card both ends show. The card must win a duel with every other candidate
+// over the rows both views know: match plainly, lead, and (a turned view being one of the two)
+// differ from the rival more than calibration frames taken at two ends may differ by chance.
+// No other card, at either end, may then come as near over the rows it shares with the card:
+// a glyph may be misread, and a calibration card taken at the wrong end.
 func (r *Recognizer) splitShoe(a *analysis) vision.Result {
 	m := r.m
 	sp := m.split
 	end, set, ok := sp.read(a.split)
-	switch {
-	case !ok:
+	if !ok {
 		return vision.Rejected("the corner shows neither a rank nor a suit plainly", 0)
-	case end == endSuit:
-		return vision.Rejected(fmt.Sprintf("the corner shows %s, at the end that has no rank", setName(end, set)), 0)
 	}
-	best, bs := -1, -2.0
-	var fs [52]float64
-	var cands []int
+	f := &a.frame.fine
+	turn := m.length > 0
+	var views []sideView
 	for q := 0; q < 52; q++ {
 		// A rank no calibration card showed at its rank end has no glyph to be ruled out by.
 		unlearned := sp.unlearned&(1<<(int(card.FromIndex(q).Rank())-1)) != 0
 		if !inSet(q, end, set) && !unlearned || chromaDist(a.frame.chroma, m.cards[q].chroma) > splitColourApart {
 			continue
 		}
-		if sp.end[q] != end {
-			return vision.Rejected(fmt.Sprintf("the corner shows %s; %s, calibrated at its other end, may be the card", setName(end, set), card.FromIndex(q)), 0)
+		if sp.end[q] != end && !turn {
+			return vision.Rejected(fmt.Sprintf("the corner shows %s; %s, calibrated at its other end, may be the card (the card's length is not known)", setName(end, set), card.FromIndex(q)), 0)
 		}
-		cands = append(cands, q)
-		fs[q] = nccRows(&a.frame.fine, &m.cards[q].fine, 0, bandH)
-		if fs[q] > bs {
-			best, bs = q, fs[q]
+		switch sp.end[q] {
+		case end:
+			views = append(views, sideView{q, false})
+		case endUnknown:
+			views = append(views, sideView{q, false}, sideView{q, true})
+		default:
+			views = append(views, sideView{q, true})
+		}
+	}
+	if len(views) == 0 {
+		return vision.Rejected(fmt.Sprintf("the corner shows %s, no card of its colour", setName(end, set)), 0)
+	}
+	l := 2 * m.length
+	if turn {
+		l = m.turnLength(f, views)
+	}
+	// The challenger: the view that matches best over the rows it knows.
+	best, bs := -1, -2.0
+	for k, v := range views {
+		if y0, y1 := m.viewRows(f, v, l); y1-y0 >= splitMinRows {
+			if s := m.viewScore(f, v, l, y0, y1); s > bs {
+				best, bs = k, s
+			}
 		}
 	}
 	if best < 0 {
-		return vision.Rejected(fmt.Sprintf("the corner shows %s, no card of its colour", setName(end, set)), 0)
+		return vision.Rejected(fmt.Sprintf("the corner shows %s; too little of the card is in view", setName(end, set)), 0)
 	}
-	c := card.FromIndex(best)
-	if bs < splitFaceMin {
-		return vision.Rejected(fmt.Sprintf("the corner shows %s, the face no card of it plainly", setName(end, set)), max(bs, 0))
+	w := views[best]
+	c := card.FromIndex(w.q)
+	// common compares the card's view w (laid at l) with a rival's v over the rows both know:
+	// the frame's score with each there, and how alike they are there. A turned rival is laid
+	// at whichever length about the calibrated one it matches best (a rival is given every
+	// chance: the length the card's view is laid at may not be the rival's).
+	// ok is false when they share too few rows at every length.
+	swAt := map[int]float64{} // the card's scores, by the rows compared
+	common := func(v sideView, withSim bool) (sw, sv, sim float64, ok bool) {
+		wy0, wy1 := m.viewRows(f, w, l)
+		lo, hi := l, l
+		if v.turned {
+			lo, hi = 2*m.length-lengthSlack, 2*m.length+lengthSlack
+		}
+		sv = -2
+		var by0, by1, bl int
+		for lv := lo; lv <= hi; lv++ {
+			vy0, vy1 := m.viewRows(f, v, lv)
+			y0, y1 := max(wy0, vy0), min(wy1, vy1)
+			if y1-y0 < splitMinRows {
+				continue
+			}
+			if s := m.viewScore(f, v, lv, y0, y1); s > sv {
+				sv, by0, by1, bl, ok = s, y0, y1, lv, true
+			}
+		}
+		if !ok {
+			return 0, 0, 0, false
+		}
+		key := by0<<8 | by1
+		if c, ok := swAt[key]; ok {
+			sw = c
+		} else {
+			sw = m.viewScore(f, w, l, by0, by1)
+			swAt[key] = sw
+		}
+		if withSim {
+			sim = m.viewSim(w, l, v, bl, by0, by1)
+		}
+		return sw, sv, sim, true
 	}
 	lead := 3 * splitLead
-	for _, q := range cands {
-		if q == best {
+	least := bs
+	for _, v := range views {
+		if v.q == w.q {
 			continue
 		}
-		// How alike the two cards are over the rows the frame shows: a card cut short by the
-		// window may lack just the rows where they differ.
-		sim := nccRows(&m.cards[best].fine, &m.cards[q].fine, a.frame.fine.top, a.frame.fine.valid)
-		lead = min(lead, relLead(bs, fs[q], sim))
-		if bs-fs[q] < splitGap {
+		sw, sv, sim, ok := common(v, true)
+		switch {
+		case !ok:
+			return vision.Rejected(fmt.Sprintf("the corner shows %s; %s and %s share too little of what is in view", setName(end, set), w, v), 0)
+		case (w.turned || v.turned) && sim > splitAlike:
+			return vision.Rejected(fmt.Sprintf("the corner shows %s; %s and %s look alike in what is in view", setName(end, set), w, v), 0)
+		}
+		least = min(least, sw)
+		if sw-sv < gapOver(w, v) {
 			lead = 0
 		}
+		lead = min(lead, relLead(sw, sv, sim))
+	}
+	floor := splitFaceMin
+	if w.turned {
+		floor = splitTurnedMin
+	}
+	for _, v := range views {
+		if v.turned && v.q != w.q {
+			floor = splitTurnedMin
+		}
+	}
+	if bs < floor || least < splitTurnedMin {
+		return vision.Rejected(fmt.Sprintf("the corner shows %s, the face no card of it plainly", setName(end, set)), max(bs, 0))
 	}
 	if lead < splitLead {
 		return vision.Rejected(fmt.Sprintf("the corner shows %s, the face not plainly %s", setName(end, set), c), 0)
 	}
-	// A card the corner ruled out, seen at this end in calibration, whose face matches as
-	// well: the glyph may be misread.
+	// Every other card of the frame's colour, at either end (turned only with the length
+	// known), over the rows it shares with the card: the glyph may be misread, a calibration
+	// card taken at the wrong end. A rival is looked at in full only when it comes within
+	// vetoCoarse of the card at half resolution (where it costs a quarter).
+	fc := &a.frame.coarse
+	lc := (l + 1) / 2
+	wc0, wc1 := m.viewRows(fc, w, lc)
 	for q := 0; q < 52; q++ {
-		if q != best && !inSet(q, end, set) && sp.end[q] == end {
-			if f := nccRows(&a.frame.fine, &m.cards[q].fine, 0, bandH); f > bs-splitGap {
-				return vision.Rejected(fmt.Sprintf("the corner shows %s, the face %s", setName(end, set), card.FromIndex(q)), 0)
+		if q == w.q || chromaDist(a.frame.chroma, m.cards[q].chroma) > splitColourApart {
+			continue
+		}
+		for _, v := range []sideView{{q, false}, {q, true}} {
+			if v.turned && !turn {
+				continue
+			}
+			near := false
+			lo, hi := lc, lc
+			if v.turned {
+				lo, hi = m.length-1, m.length+1
+			}
+			for lv := lo; lv <= hi && !near; lv++ {
+				vy0, vy1 := m.viewRows(fc, v, lv)
+				y0, y1 := max(wc0, vy0), min(wc1, vy1)
+				near = y1-y0 >= splitMinRows/2 && m.viewScore(fc, v, lv, y0, y1) > m.viewScore(fc, w, lc, y0, y1)-vetoCoarse
+			}
+			if !near {
+				continue
+			}
+			if sw, sv, _, ok := common(v, false); ok && sv > sw-gapOver(w, v) {
+				return vision.Rejected(fmt.Sprintf("the corner shows %s, the face %s as well", setName(end, set), v), 0)
 			}
 		}
 	}
