@@ -87,7 +87,7 @@ func calibrateVision(ctx context.Context, args []string, _ io.Reader, stdout, st
 	}
 	switch {
 	case reading.Mixed && reading.GlyphsRead:
-		fmt.Fprintf(stdout, "  note: the pass shows %d cards at their rank end and %d at their suit end, %d undecided (a one-ended design passed at either end): only what their glyphs leave no doubt about is read, and most shoe frames are rejected; pass the deck again with every card index end first\n", reading.RankEnd, reading.SuitEnd, reading.Unknown)
+		fmt.Fprintf(stdout, "  note: the pass shows %d cards at their rank end and %d at their suit end, %d undecided (a one-ended design passed at either end): each card is known at the end it was seen at, and at its other end by the middle of the card only; what the glyphs and faces leave in doubt is rejected (for a design like oxygen, more than half of the shoe frames)\n", reading.RankEnd, reading.SuitEnd, reading.Unknown)
 	case reading.Mixed:
 		fmt.Fprintf(stdout, "  warning: the pass shows %d cards at their rank end and %d at their suit end (a one-ended design passed at either end), and their glyphs do not read plainly: no card will be read; pass the deck again with every card index end first\n", reading.RankEnd, reading.SuitEnd)
 	case !reading.IndexReads:
