@@ -871,6 +871,10 @@ const (
 	rankCardMin         = 0.94
 	cardMin, cardMargin = 0.90, 0.06 // the whole band, against every card
 	backMin, backMargin = 0.60, 0.10 // the card back, against its template and every card
+	// backPlainEnd is backMin for a frame bare where the back's calibration frame is drawn
+	// and under backBareInk over its upper part (see upperInk; a blurred back of the
+	// development decks keeps 0.0018 or more, plain plastic and a back's plain end 0).
+	backPlainEnd, backBareInk = 0.8, 0.001
 	// backPlainMin and backPlainLead: a frame whose rank window looks like an index is still
 	// taken for the back when its whole band matches the back this well, and every card's face
 	// by this much less.
@@ -1030,7 +1034,16 @@ func (r *Recognizer) decide(a *analysis) vision.Result {
 			if backEv < backMin && backEv-cardEv >= backMargin && a.backRescaled != nil {
 				backEv = max(backEv, a.backRescaled())
 			}
-			if backEv >= backMin && backEv-cardEv >= backMargin {
+			// A frame bare where the back's calibration frame is drawn (its corners), and
+			// bare all over its upper part, shows the back only at the back's other end, if
+			// that end is plain, which the calibration never showed: plastic of any colour
+			// looks as much like it (a plain cut card read as the back at 0.62, a back's plain
+			// end read at 0.56 to 0.85). A blurred back keeps a trace of its pattern.
+			least := backMin
+			if a.topInk <= blankInk && a.upperInk < backBareInk && cornerInk(&m.back.fine) > blankInk {
+				least = backPlainEnd
+			}
+			if backEv >= least && backEv-cardEv >= backMargin {
 				return vision.Result{Kind: vision.Back, Confidence: confidence(backEv, backEv-cardEv, backMargin)}
 			}
 		}

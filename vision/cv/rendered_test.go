@@ -84,6 +84,9 @@ func TestLetterlessCourtCards(t *testing.T) {
 // still told the ranks apart (tango_nuevo), or a card's face was taken at an end whose look the
 // calibration never showed (oxygen). The pass must be found mixed, and no card read wrong.
 //
+// ancient-egyptians (seed 12) has a back plain at one end, and its calibration pass shows the
+// other: a plain cut card matched the back at 0.62 and was read as the back (see backPlainEnd).
+//
 // oxygen-white's card length is measured, so its shoe frames are read with the cards' turned
 // views (see splitShoe); two of its jacks of spades, whose corner reads as a club, read as the
 // jack of clubs when the jack of spades' turned view was laid only at the length that suited the
@@ -93,7 +96,7 @@ func TestMixedCalibration(t *testing.T) {
 		deck       string
 		seed       uint64
 		shoe, tabl float64 // floors
-	}{{"tango_nuevo", 12, 0, 0}, {"oxygen", 11, 0, 0.75}, {"oxygen-white", 12, 0.38, 0.55}} {
+	}{{"tango_nuevo", 12, 0, 0}, {"oxygen", 11, 0, 0.75}, {"oxygen-white", 12, 0.38, 0.55}, {"ancient-egyptians", 12, 0, 0}} {
 		c := c
 		t.Run(c.deck, func(t *testing.T) {
 			e := readEitherEnd(t, c.deck, c.seed, true)
