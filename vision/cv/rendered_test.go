@@ -90,13 +90,13 @@ func TestLetterlessCourtCards(t *testing.T) {
 // oxygen-white's card length is measured, so its shoe frames are read with the cards' turned
 // views (see splitShoe); two of its jacks of spades, whose corner reads as a club, read as the
 // jack of clubs when the jack of spades' turned view was laid only at the length that suited the
-// winner's rivals (a rival must be given every length), and 39.9% of its shoe frames read.
+// winner's rivals (a rival must be given every length), and 36.3% of its shoe frames read.
 func TestMixedCalibration(t *testing.T) {
 	for _, c := range []struct {
 		deck       string
 		seed       uint64
 		shoe, tabl float64 // floors
-	}{{"tango_nuevo", 12, 0, 0}, {"oxygen", 11, 0, 0.75}, {"oxygen-white", 12, 0.38, 0.55}, {"ancient-egyptians", 12, 0, 0}} {
+	}{{"tango_nuevo", 12, 0, 0}, {"oxygen", 11, 0, 0.75}, {"oxygen-white", 12, 0.35, 0.55}, {"ancient-egyptians", 12, 0, 0}} {
 		c := c
 		t.Run(c.deck, func(t *testing.T) {
 			e := readEitherEnd(t, c.deck, c.seed, true)

@@ -594,12 +594,63 @@ func gapOver(w, v sideView) float64 {
 	return splitGap
 }
 
+// nearGlyphLead: a glyph behind the one read by less than this relative lead (twice a read's,
+// see read) was nearly read (see nearGlyph).
+const nearGlyphLead = 0.5
+
+// nearGlyph says whether the corner nearly read the glyph card q shows at end e (its rank or
+// its suit symbol): the glyph is not behind the one read by twice the lead a read needs
+// (see read), or no calibration card showed it.
+func (sp *split) nearGlyph(sc *splitScores, end int8, q, e int) bool {
+	c := card.FromIndex(q)
+	k := int(c.Rank()) - 1
+	if e == endSuit {
+		k = symClass(int(c.Suit()))
+	}
+	v, sim, lo, hi := &sc.rank, &sp.rankSim, 0, 13
+	if end == endSuit {
+		v, sim, lo, hi = &sc.sym, &sp.symSim, 13, 17
+	}
+	b := lo
+	for i := lo; i < hi; i++ {
+		if v[i] > v[b] {
+			b = i
+		}
+	}
+	return v[k] <= -2 || k == b || relLead(v[b], v[k], sim[b][k]) < nearGlyphLead
+}
+
 // vetoCoarse: a rival whose half-resolution score comes this near the card's is compared in
 // full (see splitShoe).
 const vetoCoarse = 0.1
 
-// lengthSlack is how far (fine band pixels) the card length is searched about the calibrated.
-const lengthSlack = 2
+// bestCoarseLength is the card length (coarse band pixels, within [lo, hi]) at which the turned
+// view v, laid over the frame's coarse features fc, matches best over the rows it shares with
+// the view w laid at lw; 0 when they share too few rows at every length.
+func (m *model) bestCoarseLength(fc *feat, w sideView, lw int, v sideView, lo, hi int) int {
+	wy0, wy1 := m.viewRows(fc, w, lw)
+	best, bl := -3.0, 0
+	for lv := lo; lv <= hi; lv++ {
+		vy0, vy1 := m.viewRows(fc, v, lv)
+		y0, y1 := max(wy0, vy0), min(wy1, vy1)
+		if y1-y0 < splitMinRows/2 {
+			continue
+		}
+		if s := m.viewScore(fc, v, lv, y0, y1); s > best {
+			best, bl = s, lv
+		}
+	}
+	return bl
+}
+
+// lengthSlack is how far (fine band pixels) the card length is searched about the calibrated
+// for the card's own view, rivalSlack for a rival's: a length a few pixels off (a frame whose
+// scale the registration misjudged, a length measured short) misaligns the true card's turned
+// view, and a rival must be given every chance to come near (with oxygen's length set 4 to 6
+// pixels off, 2 to 14 cards of a pass were read wrong with the rivals held to 2 pixels; none
+// with 6, see TestMixedLengthOff). A rival's length is found at half resolution within
+// rivalSlack, then in full within lengthSlack of it (see splitShoe).
+const lengthSlack, rivalSlack = 2, 6
 
 // Acceptance for a mixed calibration (see split).
 const (
@@ -640,8 +691,10 @@ const (
 // the middle of the card both ends show. The card must win a duel with every other candidate
 // over the rows both views know: match plainly, lead, and (a turned view being one of the two)
 // differ from the rival more than calibration frames taken at two ends may differ by chance.
-// No other card, at either end, may then come as near over the rows it shares with the card:
-// a glyph may be misread, and a calibration card taken at the wrong end.
+// No other card, at either end and at any length it may have, may then come as near over the
+// rows it shares with the card, nor look as alike as two candidates may not where the corner
+// nearly read its glyph, nor fail to share enough rows to be weighed: a glyph may be misread,
+// and a calibration card taken at the wrong end.
 func (r *Recognizer) splitShoe(a *analysis) vision.Result {
 	m := r.m
 	sp := m.split
@@ -691,54 +744,58 @@ func (r *Recognizer) splitShoe(a *analysis) vision.Result {
 	}
 	w := views[best]
 	c := card.FromIndex(w.q)
-	// common compares the card's view w (laid at l) with a rival's v over the rows both know:
-	// the frame's score with each there, and how alike they are there. A turned rival is laid
-	// at whichever length about the calibrated one it matches best (a rival is given every
-	// chance: the length the card's view is laid at may not be the rival's).
-	// ok is false when they share too few rows at every length.
+	// rivalAt lays a rival's view v over the frame at each length it may have (its turned
+	// view at every length within rivalSlack of the card's; as calibrated, at l) and calls
+	// at with the rows it shares with the card's view w there, the frame's score with each,
+	// and the length; it returns false when they share too few rows at every length.
+	wy0, wy1 := m.viewRows(f, w, l)
+	fc := &a.frame.coarse
+	lc := (l + 1) / 2
 	swAt := map[int]float64{} // the card's scores, by the rows compared
-	common := func(v sideView, withSim bool) (sw, sv, sim float64, ok bool) {
-		wy0, wy1 := m.viewRows(f, w, l)
+	rivalAt := func(v sideView, at func(y0, y1 int, sw, sv float64, lv int)) bool {
 		lo, hi := l, l
 		if v.turned {
-			lo, hi = 2*m.length-lengthSlack, 2*m.length+lengthSlack
+			// The rival's length: at half resolution within rivalSlack, then in full
+			// within lengthSlack of the best found there.
+			lo, hi = 2*m.length-rivalSlack, 2*m.length+rivalSlack
+			if bc := m.bestCoarseLength(fc, w, lc, v, m.length-(rivalSlack+1)/2, m.length+(rivalSlack+1)/2); bc > 0 {
+				lo, hi = max(lo, 2*bc-lengthSlack), min(hi, 2*bc+lengthSlack)
+			}
 		}
-		sv = -2
-		var by0, by1, bl int
+		shared := false
 		for lv := lo; lv <= hi; lv++ {
 			vy0, vy1 := m.viewRows(f, v, lv)
 			y0, y1 := max(wy0, vy0), min(wy1, vy1)
 			if y1-y0 < splitMinRows {
 				continue
 			}
-			if s := m.viewScore(f, v, lv, y0, y1); s > sv {
-				sv, by0, by1, bl, ok = s, y0, y1, lv, true
+			shared = true
+			key := y0<<8 | y1
+			sw, ok := swAt[key]
+			if !ok {
+				sw = m.viewScore(f, w, l, y0, y1)
+				swAt[key] = sw
 			}
+			at(y0, y1, sw, m.viewScore(f, v, lv, y0, y1), lv)
 		}
-		if !ok {
-			return 0, 0, 0, false
-		}
-		key := by0<<8 | by1
-		if c, ok := swAt[key]; ok {
-			sw = c
-		} else {
-			sw = m.viewScore(f, w, l, by0, by1)
-			swAt[key] = sw
-		}
-		if withSim {
-			sim = m.viewSim(w, l, v, bl, by0, by1)
-		}
-		return sw, sv, sim, true
+		return shared
 	}
+	// The duels, each at the rival's best length.
 	lead := 3 * splitLead
 	least := bs
 	for _, v := range views {
 		if v.q == w.q {
 			continue
 		}
-		sw, sv, sim, ok := common(v, true)
+		var sw, sv, sim float64
+		sv = -3
+		shared := rivalAt(v, func(y0, y1 int, s0, s1 float64, lv int) {
+			if s1 > sv {
+				sw, sv, sim = s0, s1, m.viewSim(w, l, v, lv, y0, y1)
+			}
+		})
 		switch {
-		case !ok:
+		case !shared:
 			return vision.Rejected(fmt.Sprintf("the corner shows %s; %s and %s share too little of what is in view", setName(end, set), w, v), 0)
 		case (w.turned || v.turned) && sim > splitAlike:
 			return vision.Rejected(fmt.Sprintf("the corner shows %s; %s and %s look alike in what is in view", setName(end, set), w, v), 0)
@@ -749,14 +806,11 @@ func (r *Recognizer) splitShoe(a *analysis) vision.Result {
 		}
 		lead = min(lead, relLead(sw, sv, sim))
 	}
+	// The card's whole view as calibrated must match as a view as calibrated does; over the
+	// rows a turned view knows, splitTurnedMin.
 	floor := splitFaceMin
 	if w.turned {
 		floor = splitTurnedMin
-	}
-	for _, v := range views {
-		if v.turned && v.q != w.q {
-			floor = splitTurnedMin
-		}
 	}
 	if bs < floor || least < splitTurnedMin {
 		return vision.Rejected(fmt.Sprintf("the corner shows %s, the face no card of it plainly", setName(end, set)), max(bs, 0))
@@ -765,11 +819,10 @@ func (r *Recognizer) splitShoe(a *analysis) vision.Result {
 		return vision.Rejected(fmt.Sprintf("the corner shows %s, the face not plainly %s", setName(end, set), c), 0)
 	}
 	// Every other card of the frame's colour, at either end (turned only with the length
-	// known), over the rows it shares with the card: the glyph may be misread, a calibration
-	// card taken at the wrong end. A rival is looked at in full only when it comes within
-	// vetoCoarse of the card at half resolution (where it costs a quarter).
-	fc := &a.frame.coarse
-	lc := (l + 1) / 2
+	// known), at every length it may have, over the rows it shares with the card: the glyph
+	// may be misread, a calibration card taken at the wrong end. A rival is looked at in full
+	// unless at half resolution it stays vetoCoarse behind the card wherever the two share
+	// enough rows (where it costs a quarter).
 	wc0, wc1 := m.viewRows(fc, w, lc)
 	for q := 0; q < 52; q++ {
 		if q == w.q || chromaDist(a.frame.chroma, m.cards[q].chroma) > splitColourApart {
@@ -782,18 +835,34 @@ func (r *Recognizer) splitShoe(a *analysis) vision.Result {
 			near := false
 			lo, hi := lc, lc
 			if v.turned {
-				lo, hi = m.length-1, m.length+1
+				lo, hi = m.length-(rivalSlack+1)/2, m.length+(rivalSlack+1)/2
 			}
 			for lv := lo; lv <= hi && !near; lv++ {
 				vy0, vy1 := m.viewRows(fc, v, lv)
 				y0, y1 := max(wc0, vy0), min(wc1, vy1)
-				near = y1-y0 >= splitMinRows/2 && m.viewScore(fc, v, lv, y0, y1) > m.viewScore(fc, w, lc, y0, y1)-vetoCoarse
+				// Too few rows at half resolution may be enough at full: looked at in full.
+				near = y1-y0 < splitMinRows/2+1 || m.viewScore(fc, v, lv, y0, y1) > m.viewScore(fc, w, lc, y0, y1)-vetoCoarse
 			}
 			if !near {
 				continue
 			}
-			if sw, sv, _, ok := common(v, false); ok && sv > sw-gapOver(w, v) {
+			// The end the rival's view shows, and whether the corner nearly read its glyph
+			// there: then a rival too alike the card to be told by the face rules it out.
+			ve := int(sp.end[q])
+			if v.turned {
+				ve = 1 - ve
+			}
+			alikeMatters := (sp.end[q] == endUnknown || sp.nearGlyph(a.split, end, q, ve)) && (v.turned || w.turned)
+			vetoed := false
+			shared := rivalAt(v, func(y0, y1 int, sw, sv float64, lv int) {
+				vetoed = vetoed || sv > sw-gapOver(w, v) || alikeMatters && m.viewSim(w, l, v, lv, y0, y1) > splitAlike
+			})
+			switch {
+			case vetoed:
 				return vision.Rejected(fmt.Sprintf("the corner shows %s, the face %s as well", setName(end, set), v), 0)
+			case !shared:
+				// A rival that cannot be laid against the card cannot be ruled out.
+				return vision.Rejected(fmt.Sprintf("the corner shows %s; too little of the card is in view to rule out %s", setName(end, set), v), 0)
 			}
 		}
 	}

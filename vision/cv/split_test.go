@@ -2,7 +2,11 @@ package cv
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"gocv.io/x/gocv"
 
 	"github.com/sabot-tables/sabot/vision"
 )
@@ -83,4 +87,71 @@ func TestSideViews(t *testing.T) {
 	if got, want := m.viewSim(sideView{a, true}, L-1, sideView{b, true}, L+1, y0, y1), nccRows(fa, fb, y0, y1); math.Abs(got-want) > 1e-6 {
 		t.Errorf("turned views at two lengths: %.6f, want %.6f", got, want)
 	}
+}
+
+// TestMixedLengthOff reads oxygen's dev shoe frames with the card's length set a few pixels off
+// the one measured (a frame whose scale the registration misjudges, a length measured short):
+// the true card's turned view is then misaligned, and a rival must still be weighed at the
+// length that suits it. With rivals held to 2 pixels of the calibrated length, 2 to 9 cards
+// were read wrong; no card may be.
+func TestMixedLengthOff(t *testing.T) {
+	p := devProfile(t, "oxygen")
+	ms, ls := devFrames(t, "oxygen", vision.Shoe)
+	for _, off := range []int{-3, -2, 2, 3} {
+		r, err := New(p, vision.Shoe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.m.length += off
+		read := 0
+		for i, m := range ms {
+			res, err := r.Recognize(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case res.Kind == vision.Reject:
+			case res.Kind != ls[i].Kind || res.Kind == vision.Card && res.Card != ls[i].Card:
+				t.Errorf("length %+d: %s is %s, read %v", 2*off, ls[i].File, ls[i].Card, res)
+			default:
+				read++
+			}
+		}
+		r.Close()
+		t.Logf("length %+d px: %d of %d frames read", 2*off, read, len(ms))
+	}
+}
+
+// devFrames loads a dev deck's labelled frames of one view (closed when t ends).
+func devFrames(t *testing.T, deck string, view vision.View) ([]gocv.Mat, []vision.Label) {
+	t.Helper()
+	dir := filepath.Join(devDir(t), deck, "frames")
+	f, err := os.Open(filepath.Join(dir, "labels.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels, err := vision.ReadLabels(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ms []gocv.Mat
+	var ls []vision.Label
+	for _, l := range labels {
+		if l.View != view {
+			continue
+		}
+		m, err := ReadImage(filepath.Join(dir, l.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms = append(ms, m)
+		ls = append(ls, l)
+	}
+	t.Cleanup(func() {
+		for _, m := range ms {
+			m.Close()
+		}
+	})
+	return ms, ls
 }
