@@ -787,13 +787,18 @@ func (r *Recognizer) splitShoe(a *analysis) vision.Result {
 		if v.q == w.q {
 			continue
 		}
-		var sw, sv, sim float64
+		var sw, sv float64
+		var by0, by1, bl int
 		sv = -3
 		shared := rivalAt(v, func(y0, y1 int, s0, s1 float64, lv int) {
 			if s1 > sv {
-				sw, sv, sim = s0, s1, m.viewSim(w, l, v, lv, y0, y1)
+				sw, sv, by0, by1, bl = s0, s1, y0, y1, lv
 			}
 		})
+		var sim float64
+		if shared {
+			sim = m.viewSim(w, l, v, bl, by0, by1)
+		}
 		switch {
 		case !shared:
 			return vision.Rejected(fmt.Sprintf("the corner shows %s; %s and %s share too little of what is in view", setName(end, set), w, v), 0)
@@ -824,6 +829,7 @@ func (r *Recognizer) splitShoe(a *analysis) vision.Result {
 	// unless at half resolution it stays vetoCoarse behind the card wherever the two share
 	// enough rows (where it costs a quarter).
 	wc0, wc1 := m.viewRows(fc, w, lc)
+	swcAt := map[int]float64{} // the card's half-resolution scores, by the rows compared
 	for q := 0; q < 52; q++ {
 		if q == w.q || chromaDist(a.frame.chroma, m.cards[q].chroma) > splitColourApart {
 			continue
@@ -841,7 +847,17 @@ func (r *Recognizer) splitShoe(a *analysis) vision.Result {
 				vy0, vy1 := m.viewRows(fc, v, lv)
 				y0, y1 := max(wc0, vy0), min(wc1, vy1)
 				// Too few rows at half resolution may be enough at full: looked at in full.
-				near = y1-y0 < splitMinRows/2+1 || m.viewScore(fc, v, lv, y0, y1) > m.viewScore(fc, w, lc, y0, y1)-vetoCoarse
+				if y1-y0 < splitMinRows/2+1 {
+					near = true
+					break
+				}
+				key := y0<<8 | y1
+				swc, ok := swcAt[key]
+				if !ok {
+					swc = m.viewScore(fc, w, lc, y0, y1)
+					swcAt[key] = swc
+				}
+				near = m.viewScore(fc, v, lv, y0, y1) > swc-vetoCoarse
 			}
 			if !near {
 				continue
