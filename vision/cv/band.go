@@ -114,20 +114,7 @@ func (f *feat) rowSums() {
 }
 
 // nccRows is ncc over whole rows [y0, y1) of the colour planes, unshifted, from the row sums.
-func nccRows(a, b *feat, y0, y1 int) float64 {
-	y0, y1 = max(y0, a.top, b.top), min(y1, a.valid, b.valid)
-	var sa, sb, saa, sbb, sab float64
-	for y := y0; y < y1; y++ {
-		sa += a.rowS[y]
-		saa += a.rowSS[y]
-		sb += b.rowS[y]
-		sbb += b.rowSS[y]
-		for c := 0; c < 3; c++ {
-			sab += float64(dot32(a.c[c][y*a.w:(y+1)*a.w], b.c[c][y*b.w:(y+1)*b.w], 1))
-		}
-	}
-	return corr(sa, sb, saa, sbb, sab, 3*a.w*max(0, y1-y0))
-}
+func nccRows(a, b *feat, y0, y1 int) float64 { return nccRowsShift(a, b, y0, y1, 0) }
 
 // nccRowsShift is nccRows with b's rows d below a's: a's rows [y0, y1) against b's [y0+d, y1+d).
 func nccRowsShift(a, b *feat, y0, y1, d int) float64 {

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"gocv.io/x/gocv"
-
 	"github.com/sabot-tables/sabot/vision"
 )
 
@@ -43,35 +41,7 @@ func benchView(b *testing.B, deck string, view vision.View) {
 		b.Fatal(err)
 	}
 	defer r.Close()
-	dir := filepath.Join(devDir(b), deck, "frames")
-	f, err := os.Open(filepath.Join(dir, "labels.csv"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	labels, err := vision.ReadLabels(f)
-	f.Close()
-	if err != nil {
-		b.Fatal(err)
-	}
-	var frames []gocv.Mat
-	var want []vision.Label
-	defer func() {
-		for _, m := range frames {
-			m.Close()
-		}
-	}()
-	for _, l := range labels {
-		if l.View != view {
-			continue
-		}
-		m, err := ReadImage(filepath.Join(dir, l.File))
-		if err != nil {
-			m.Close()
-			b.Fatal(err)
-		}
-		frames = append(frames, m)
-		want = append(want, l)
-	}
+	frames, want := devFrames(b, deck, view)
 	var t vision.Tally
 	for i, m := range frames {
 		res, err := r.Recognize(m)

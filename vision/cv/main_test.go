@@ -7,7 +7,10 @@ import (
 	"sync"
 	"testing"
 
+	"gocv.io/x/gocv"
+
 	"github.com/sabot-tables/sabot/calibration"
+	"github.com/sabot-tables/sabot/vision"
 )
 
 // TestMain fails the run when a test leaves Mats open. With -tags matprofile (as make test runs
@@ -59,4 +62,38 @@ func devProfile(t testing.TB, deck string) *calibration.VisionProfile {
 	}
 	profiles[deck] = p
 	return p
+}
+
+// devFrames loads a dev deck's labelled frames of one view (closed when t ends).
+func devFrames(t testing.TB, deck string, view vision.View) ([]gocv.Mat, []vision.Label) {
+	t.Helper()
+	dir := filepath.Join(devDir(t), deck, "frames")
+	f, err := os.Open(filepath.Join(dir, "labels.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels, err := vision.ReadLabels(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ms []gocv.Mat
+	var ls []vision.Label
+	for _, l := range labels {
+		if l.View != view {
+			continue
+		}
+		m, err := ReadImage(filepath.Join(dir, l.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms = append(ms, m)
+		ls = append(ls, l)
+	}
+	t.Cleanup(func() {
+		for _, m := range ms {
+			m.Close()
+		}
+	})
+	return ms, ls
 }

@@ -489,7 +489,6 @@ func inSet(q int, end int8, set uint32) bool {
 	return set&(1<<symClass(int(c.Suit()))) != 0
 }
 
-
 // A card's view at the end a frame shows (see splitShoe): its calibrated band as is, when it was
 // calibrated at that end, or turned end for end at the card's length, when it was calibrated
 // at the other. A turned view knows only the rows both ends show: with the window showing 72%

@@ -2,11 +2,7 @@ package cv
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
-
-	"gocv.io/x/gocv"
 
 	"github.com/sabot-tables/sabot/vision"
 )
@@ -120,38 +116,4 @@ func TestMixedLengthOff(t *testing.T) {
 		r.Close()
 		t.Logf("length %+d px: %d of %d frames read", 2*off, read, len(ms))
 	}
-}
-
-// devFrames loads a dev deck's labelled frames of one view (closed when t ends).
-func devFrames(t *testing.T, deck string, view vision.View) ([]gocv.Mat, []vision.Label) {
-	t.Helper()
-	dir := filepath.Join(devDir(t), deck, "frames")
-	f, err := os.Open(filepath.Join(dir, "labels.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	labels, err := vision.ReadLabels(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ms []gocv.Mat
-	var ls []vision.Label
-	for _, l := range labels {
-		if l.View != view {
-			continue
-		}
-		m, err := ReadImage(filepath.Join(dir, l.File))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ms = append(ms, m)
-		ls = append(ls, l)
-	}
-	t.Cleanup(func() {
-		for _, m := range ms {
-			m.Close()
-		}
-	})
-	return ms, ls
 }
