@@ -25,7 +25,7 @@ var floors = map[string]map[string]float64{
 	// view and a glyph, and the card must win over every card of that glyph and colour by its
 	// view at that end, calibrated or turned end for end (see splitShoe); a table frame is read
 	// by both corners.
-	"oxygen": {"shoe": 0.31, "table": 0.67, "none": 1},
+	"oxygen": {"shoe": 0.30, "table": 0.67, "none": 1},
 	"tango":  {"shoe": 1, "table": 1, "none": 1},
 }
 

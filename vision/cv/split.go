@@ -593,35 +593,27 @@ func gapOver(w, v sideView) float64 {
 	return splitGap
 }
 
-// nearGlyphLead: a glyph behind the one read by less than this relative lead (twice a read's,
-// see read) was nearly read (see nearGlyph).
-const nearGlyphLead = 0.5
-
-// nearGlyph says whether the corner nearly read the glyph card q shows at end e (its rank or
-// its suit symbol): the glyph is not behind the one read by twice the lead a read needs
-// (see read), or no calibration card showed it.
-func (sp *split) nearGlyph(sc *splitScores, end int8, q, e int) bool {
-	c := card.FromIndex(q)
-	k := int(c.Rank()) - 1
-	if e == endSuit {
-		k = symClass(int(c.Suit()))
-	}
-	v, sim, lo, hi := &sc.rank, &sp.rankSim, 0, 13
-	if end == endSuit {
-		v, sim, lo, hi = &sc.sym, &sp.symSim, 13, 17
-	}
-	b := lo
-	for i := lo; i < hi; i++ {
-		if v[i] > v[b] {
-			b = i
-		}
-	}
-	return v[k] <= -2 || k == b || relLead(v[b], v[k], sim[b][k]) < nearGlyphLead
-}
-
 // vetoCoarse: a rival whose half-resolution score comes this near the card's is compared in
 // full (see splitShoe).
 const vetoCoarse = 0.1
+
+// alikeAnyLength says whether view v, at any length it may have (within rivalSlack of the
+// card's; as calibrated, at l), is more than splitAlike alike the card's view w (laid at l)
+// over at least splitMinRows of the rows [wy0, wy1) both know.
+func (m *model) alikeAnyLength(f *feat, w sideView, l int, v sideView, wy0, wy1 int) bool {
+	lo, hi := l, l
+	if v.turned {
+		lo, hi = 2*m.length-rivalSlack, 2*m.length+rivalSlack
+	}
+	for lv := lo; lv <= hi; lv++ {
+		vy0, vy1 := m.viewRows(f, v, lv)
+		y0, y1 := max(wy0, vy0), min(wy1, vy1)
+		if y1-y0 >= splitMinRows && m.viewSim(w, l, v, lv, y0, y1) > splitAlike {
+			return true
+		}
+	}
+	return false
+}
 
 // bestCoarseLength is the card length (coarse band pixels, within [lo, hi]) at which the turned
 // view v, laid over the frame's coarse features fc, matches best over the rows it shares with
@@ -691,9 +683,9 @@ const (
 // over the rows both views know: match plainly, lead, and (a turned view being one of the two)
 // differ from the rival more than calibration frames taken at two ends may differ by chance.
 // No other card, at either end and at any length it may have, may then come as near over the
-// rows it shares with the card, nor look as alike as two candidates may not where the corner
-// nearly read its glyph, nor fail to share enough rows to be weighed: a glyph may be misread,
-// and a calibration card taken at the wrong end.
+// rows it shares with the card, nor look as alike as two candidates may not, nor fail to share
+// enough rows to be weighed: a glyph may be misread, and a calibration card taken at the wrong
+// end.
 func (r *Recognizer) splitShoe(a *analysis) vision.Result {
 	m := r.m
 	sp := m.split
@@ -706,7 +698,8 @@ func (r *Recognizer) splitShoe(a *analysis) vision.Result {
 	var views []sideView
 	for q := 0; q < 52; q++ {
 		// A rank no calibration card showed at its rank end has no glyph to be ruled out by.
-		unlearned := sp.unlearned&(1<<(int(card.FromIndex(q).Rank())-1)) != 0
+		// (At the suit end the corner reads the suit, learned or not the rank.)
+		unlearned := end == endRank && sp.unlearned&(1<<(int(card.FromIndex(q).Rank())-1)) != 0
 		if !inSet(q, end, set) && !unlearned || chromaDist(a.frame.chroma, m.cards[q].chroma) > splitColourApart {
 			continue
 		}
@@ -861,16 +854,19 @@ func (r *Recognizer) splitShoe(a *analysis) vision.Result {
 			if !near {
 				continue
 			}
-			// The end the rival's view shows, and whether the corner nearly read its glyph
-			// there: then a rival too alike the card to be told by the face rules it out.
-			ve := int(sp.end[q])
-			if v.turned {
-				ve = 1 - ve
+			// A rival too alike the card to be told by the face (a turned view taking part)
+			// rules it out, whatever the corner read: a glyph is misread plainly at times (a
+			// 7 of diamonds' corner read as an 8 at a relative lead of 0.75 to 0.96), and a
+			// calibration card of a rank no other card shows at that end can be taken at the
+			// wrong end. How alike is measured at every length the rival may have (it does
+			// not depend on the frame); its score, about its best.
+			alike := false
+			if v.turned || w.turned {
+				alike = m.alikeAnyLength(f, w, l, v, wy0, wy1)
 			}
-			alikeMatters := (sp.end[q] == endUnknown || sp.nearGlyph(a.split, end, q, ve)) && (v.turned || w.turned)
-			vetoed := false
-			shared := rivalAt(v, func(y0, y1 int, sw, sv float64, lv int) {
-				vetoed = vetoed || sv > sw-gapOver(w, v) || alikeMatters && m.viewSim(w, l, v, lv, y0, y1) > splitAlike
+			vetoed := alike
+			shared := rivalAt(v, func(_, _ int, sw, sv float64, _ int) {
+				vetoed = vetoed || sv > sw-gapOver(w, v)
 			})
 			switch {
 			case vetoed:
