@@ -75,8 +75,14 @@ func dotAt(f *feat, t [][]float32, tw, planes int, win rect, dx, dy int) float64
 }
 
 // dot32 is Σ a[i]·b[i] over every k-th i (len(b) >= len(a)), in four running sums: the sums do
-// not wait on one another, which makes the loop about twice as fast.
+// not wait on one another, which makes the loop about twice as fast. At stride 1 on a processor
+// with AVX2 and FMA it takes eight products at a time (dot_amd64.s).
 func dot32(a, b []float32, k int) float32 {
+	if k == 1 {
+		if s, ok := dotVec(a, b); ok {
+			return s
+		}
+	}
 	var s0, s1, s2, s3 float32
 	n := len(a)
 	b = b[:n]
@@ -104,6 +110,9 @@ func dot32(a, b []float32, k int) float32 {
 
 // dotRev32 is Σ a[n-1-i]·b[i] (len(a) == len(b) == n), in four running sums.
 func dotRev32(a, b []float32) float32 {
+	if s, ok := dotRevVec(a, b); ok {
+		return s
+	}
 	var s0, s1, s2, s3 float32
 	n := len(b)
 	a = a[:n]
