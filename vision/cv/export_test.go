@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/sabot-tables/sabot/calibration"
+	"github.com/sabot-tables/sabot/shoe/card"
 	"github.com/sabot-tables/sabot/vision"
 )
 
@@ -64,4 +65,23 @@ func Mixed(t testing.TB, p *calibration.VisionProfile) bool {
 	}
 	defer r.Close()
 	return r.m.mixed
+}
+
+// CalibratedEnd says which end of card code p's calibration pass is taken to show: "rank",
+// "suit" or "unknown"; "" when the pass is not read as mixed.
+func CalibratedEnd(t testing.TB, p *calibration.VisionProfile, code string) string {
+	t.Helper()
+	r, err := New(p, vision.Shoe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if r.m.split == nil {
+		return ""
+	}
+	c, err := card.Parse(code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return [...]string{endRank: "rank", endSuit: "suit", endUnknown: "unknown"}[r.m.split.end[c.Index()]]
 }

@@ -110,6 +110,27 @@ func TestMixedCalibration(t *testing.T) {
 	}
 }
 
+// TestSingleGlyphEnd renders oxygen's calibration pass at either end with seed 32, in which the
+// 8 of diamonds shows its suit end and is the only 8 taken at its rank end: a glyph learned from
+// one card reads as that card's own, so the check of each card against the glyphs had let it
+// stand, and every diamond's corner read as an 8. Read against the glyphs learned without it, its
+// corner reads plainly as a suit: it must be set undecided.
+func TestSingleGlyphEnd(t *testing.T) {
+	calib, _ := renderDeckEnds(t, "oxygen", 32, visiontest.FrameSet{}, true)
+	p, err := cv.CalibrateDir(calib, cv.CalibrateOptions{Deck: "oxygen", Camera: "sim"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cv.CalibratedEnd(t, p, "8d"); got != "unknown" {
+		t.Errorf("8d taken at its %s end, want unknown", got)
+	}
+	for c, want := range map[string]string{"Kh": "rank", "9c": "suit", "8h": "suit"} {
+		if got := cv.CalibratedEnd(t, p, c); got != want {
+			t.Errorf("%s taken at its %s end, want %s", c, got, want)
+		}
+	}
+}
+
 // TestEitherEndTwoEnded reads three two-ended designs calibrated at either end of each card
 // (`sabot vision render --deck D --either-end --seed 21`). Their sets read four cards wrong: a
 // blurred 6 of diamonds whose index read 8 while its face read the 6 at 0.98 (the 8 at 0.83), a

@@ -54,6 +54,15 @@ const (
 	endUnknown = 2 // a corner like neither its rank-mates' nor its suit-mates' plainly
 )
 
+// classOf is the glyph class card i shows at end e (see split.glyph).
+func classOf(i int, e int8) int {
+	c := card.FromIndex(i)
+	if e == endSuit {
+		return symClass(int(c.Suit()))
+	}
+	return int(c.Rank()) - 1
+}
+
 // symClass is the class index of suit s's symbol (see split.glyph).
 func symClass(s int) int { return 13 + s }
 
@@ -104,7 +113,7 @@ func (m *model) calibratedEnds() (end [52]int8, nRank, nSuit int) {
 // the one it was taken for (a suit's symbol taken for a rank's glyph): such a card is set
 // endUnknown and the glyphs learned again without it.
 func (m *model) newSplit(end [52]int8) *split {
-	for pass := 0; pass < 3; pass++ {
+	for pass := 0; pass < 8; pass++ {
 		sp := m.learnSplit(end)
 		if sp == nil {
 			return nil
@@ -125,6 +134,27 @@ func (m *model) newSplit(end [52]int8) *split {
 			sc := m.scoreSplitWith(sp, &m.idx[i], 0, 0)
 			if e, set, ok := sp.read(&sc); ok && (e != end[i] || set&(1<<k) == 0) {
 				end[i], again = endUnknown, true
+			}
+		}
+		if again {
+			continue
+		}
+		// A glyph learned from one card alone always reads as that card's own: such a card
+		// is read against the glyphs learned without it, and one that then reads plainly as
+		// a glyph of the other end was taken at the wrong end (a pass at either end showed
+		// the 8 of diamonds at its suit end, the only 8 taken at its rank end, and every
+		// diamond's corner read as an 8).
+		for i := 0; i < 52; i++ {
+			if end[i] == endUnknown || sp.count[classOf(i, end[i])] != 1 {
+				continue
+			}
+			without := end
+			without[i] = endUnknown
+			if sp1 := m.learnSplit(without); sp1 != nil {
+				sc := m.scoreSplitWith(sp1, &m.idx[i], 0, 0)
+				if e, _, ok := sp1.read(&sc); ok && e != end[i] {
+					end[i], again = endUnknown, true
+				}
 			}
 		}
 		if !again {
