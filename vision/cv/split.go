@@ -623,6 +623,29 @@ func gapOver(w, v sideView) float64 {
 	return splitGap
 }
 
+// rowScores keeps a few scores by the rows they were measured over, without allocating (a
+// frame's card view is compared over a handful of row ranges); past its size it measures anew.
+type rowScores struct {
+	n    int
+	rows [24][2]int
+	v    [24]float64
+}
+
+// get is the score over rows [y0, y1), measured by score the first time.
+func (c *rowScores) get(y0, y1 int, score func() float64) float64 {
+	for i := 0; i < c.n; i++ {
+		if c.rows[i] == [2]int{y0, y1} {
+			return c.v[i]
+		}
+	}
+	v := score()
+	if c.n < len(c.v) {
+		c.rows[c.n], c.v[c.n] = [2]int{y0, y1}, v
+		c.n++
+	}
+	return v
+}
+
 // vetoCoarse: a rival whose half-resolution score comes this near the card's is compared in
 // full (see splitShoe).
 const vetoCoarse = 0.1
@@ -773,7 +796,7 @@ func (r *Recognizer) splitShoe(a *analysis) vision.Result {
 	wy0, wy1 := m.viewRows(f, w, l)
 	fc := &a.frame.coarse
 	lc := (l + 1) / 2
-	swAt := map[int]float64{} // the card's scores, by the rows compared
+	var swAt, swcAt rowScores // the card's scores, full and half resolution, by the rows compared
 	rivalAt := func(v sideView, at func(y0, y1 int, sw, sv float64, lv int)) bool {
 		lo, hi := l, l
 		if v.turned {
@@ -792,12 +815,7 @@ func (r *Recognizer) splitShoe(a *analysis) vision.Result {
 				continue
 			}
 			shared = true
-			key := y0<<8 | y1
-			sw, ok := swAt[key]
-			if !ok {
-				sw = m.viewScore(f, w, l, y0, y1)
-				swAt[key] = sw
-			}
+			sw := swAt.get(y0, y1, func() float64 { return m.viewScore(f, w, l, y0, y1) })
 			at(y0, y1, sw, m.viewScore(f, v, lv, y0, y1), lv)
 		}
 		return shared
@@ -851,7 +869,6 @@ func (r *Recognizer) splitShoe(a *analysis) vision.Result {
 	// unless at half resolution it stays vetoCoarse behind the card wherever the two share
 	// enough rows (where it costs a quarter).
 	wc0, wc1 := m.viewRows(fc, w, lc)
-	swcAt := map[int]float64{} // the card's half-resolution scores, by the rows compared
 	for q := 0; q < 52; q++ {
 		if q == w.q || chromaDist(a.frame.chroma, m.cards[q].chroma) > splitColourApart {
 			continue
@@ -873,12 +890,7 @@ func (r *Recognizer) splitShoe(a *analysis) vision.Result {
 					near = true
 					break
 				}
-				key := y0<<8 | y1
-				swc, ok := swcAt[key]
-				if !ok {
-					swc = m.viewScore(fc, w, lc, y0, y1)
-					swcAt[key] = swc
-				}
+				swc := swcAt.get(y0, y1, func() float64 { return m.viewScore(fc, w, lc, y0, y1) })
 				near = m.viewScore(fc, v, lv, y0, y1) > swc-vetoCoarse
 			}
 			if !near {
