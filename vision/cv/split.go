@@ -650,8 +650,8 @@ func (c *rowScores) get(y0, y1 int, score func() float64) float64 {
 // full (see splitShoe).
 const vetoCoarse = 0.1
 
-// alikeAnyLength says whether view v, at any length it may have (within rivalSlack of the
-// card's; as calibrated, at l), is more than splitAlike alike the card's view w (laid at l)
+// alikeAnyLength says whether view v, at any length it may have (turned, within rivalSlack of
+// the calibrated length; as calibrated, at l), is more than splitAlike alike the card's view w (laid at l)
 // over at least splitMinRows of the rows [wy0, wy1) both know.
 func (m *model) alikeAnyLength(f *feat, w sideView, l int, v sideView, wy0, wy1 int) bool {
 	lo, hi := l, l
@@ -789,10 +789,11 @@ func (r *Recognizer) splitShoe(a *analysis) vision.Result {
 	}
 	w := views[best]
 	c := card.FromIndex(w.q)
-	// rivalAt lays a rival's view v over the frame at each length it may have (its turned
-	// view at every length within rivalSlack of the card's; as calibrated, at l) and calls
-	// at with the rows it shares with the card's view w there, the frame's score with each,
-	// and the length; it returns false when they share too few rows at every length.
+	// rivalAt lays a rival's view v over the frame at the lengths it may have (as calibrated,
+	// at l; turned, within lengthSlack of the length within rivalSlack of the calibrated one
+	// at which it matches best at half resolution) and calls at with the rows it shares with
+	// the card's view w there, the frame's score with each, and the length; it returns false
+	// when they share too few rows at every length.
 	wy0, wy1 := m.viewRows(f, w, l)
 	fc := &a.frame.coarse
 	lc := (l + 1) / 2
@@ -864,7 +865,7 @@ func (r *Recognizer) splitShoe(a *analysis) vision.Result {
 		return vision.Rejected(fmt.Sprintf("the corner shows %s, the face not plainly %s", setName(end, set), c), 0)
 	}
 	// Every other card of the frame's colour, at either end (turned only with the length
-	// known), at every length it may have, over the rows it shares with the card: the glyph
+	// known), at the lengths it may have (see rivalAt), over the rows it shares with the card: the glyph
 	// may be misread, a calibration card taken at the wrong end. A rival is looked at in full
 	// unless at half resolution it stays vetoCoarse behind the card wherever the two share
 	// enough rows (where it costs a quarter).
