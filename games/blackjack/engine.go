@@ -71,9 +71,13 @@ func (h *hand) bust() bool { return h.total() > 21 }
 
 // box is one occupied box: a seat's bets and its hands.
 type box struct {
-	seat  int
-	bets  []int64 // per round: the stake of main (blackjack) or roundK (challenge21); 0 = none
-	pp    int64   // perfect-pairs stake
+	seat int
+	bets []int64 // per round: the stake of main (blackjack) or roundK (challenge21); 0 = none
+	pp   int64   // perfect-pairs stake
+	// first is the box's first two cards, kept apart from its hands: a split moves the second
+	// card to a new hand and deals the first hand another, but perfect pairs is settled on the
+	// cards the box was dealt (RULES.md §4, seed 000).
+	first [2]card.Card
 	hands []*hand
 	ins   []int64 // per round: insurance taken
 	even  []bool  // per round: even money taken
@@ -547,9 +551,10 @@ func (e *Engine) boxByseat(seat int) *box {
 func (e *Engine) afterDeal() {
 	for _, bx := range e.boxes {
 		h := bx.hands[0]
+		bx.first = [2]card.Card{h.cards[0], h.cards[1]}
 		h.natural = Natural(h.cards[0], h.cards[1])
 		if bx.pp > 0 {
-			p := PairOf(h.cards[0], h.cards[1])
+			p := PairOf(bx.first[0], bx.first[1])
 			if p == NoPair {
 				e.say("seat %d perfect pairs loses", bx.seat)
 			} else {
@@ -1053,7 +1058,8 @@ func (e *Engine) finish() {
 	}
 	for _, bx := range e.boxes {
 		if bx.pp > 0 {
-			p := PairOf(bx.hands[0].cards[0], bx.hands[0].cards[1])
+			// RULES.md §4: on the box's first two cards, whatever its hands hold after a split.
+			p := PairOf(bx.first[0], bx.first[1])
 			net := -bx.pp
 			if p != NoPair {
 				net = bx.pp * p.Pays()

@@ -80,6 +80,11 @@ var roundCases = []roundCase{
 			"decisions":{"1":["S"],"2":["S"],"3":["S"],"4":["S"]}}`,
 		want: "1/perfect-pairs/0=+250 1/main/0=-100 2/perfect-pairs/0=+120 2/main/0=-100 3/perfect-pairs/0=+60 3/main/0=-100 4/perfect-pairs/0=-10 4/main/0=+100",
 		used: 10},
+	// Issue 16: 8d 8h is a coloured pair (12:1) however the box plays it; the split deals hand 1
+	// the 2d, which the settlement once read as the box's second card (RULES.md §4, seed 000).
+	{name: "classic-perfect-pairs-then-split",
+		in:   `{"game":"blackjack","rules":"classic","cards":["8d","6h","8h","Jh","2d","7c","8c","8c","8h","Jc","9c","2h","3c","Qh","7h"],"bets":[{"seat":7,"spot":"main","amount":200},{"seat":7,"spot":"perfect-pairs","amount":20}],"decisions":{"7":["P","S","S"]}}`,
+		want: "7/perfect-pairs/0=+240 7/main/0=+200 7/main/1=+200", used: 7},
 	{name: "classic-resplit-refused",
 		in:      `{"game":"blackjack","rules":"classic","cards":["8s","6d","8h","Tc","8d","9c"],"bets":[{"seat":1,"spot":"main","amount":100}],"decisions":{"1":["P","P"]}}`,
 		wantErr: "blackjack: seat 1: P: at most 2 hands from one box (RULES.md §4 classic)"},
