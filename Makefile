@@ -38,9 +38,12 @@ fuzz: ## run every fuzz target for FUZZTIME each (default 10s)
 	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $${FUZZTIME:-10s} $$pkg || exit 1; \
 	  done; done
 
-lint: ## gofmt and go vet
+lint: ## gofmt, go vet, and go.mod as go mod tidy leaves it
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
+	# tidy also reads the dependencies' own tests, whose modules `go mod download` does not fetch:
+	# this step may download them, so it is here and not in `make test`
+	@$(GO) mod tidy -diff || { echo 'lint: go.mod or go.sum is not tidy: run go mod tidy' >&2; exit 1; }
 
 clean: ## remove build outputs and the local journals
 	rm -rf bin var bench.out
