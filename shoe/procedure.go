@@ -84,8 +84,8 @@ func ProcedureFor(f Family, decks int) (Procedure, error) {
 		}
 	case Trente:
 		// RULES.md §1: 6 decks (6–8); no less than one deck and no more than half the cards
-		// behind the stop card; 5 cards burned (seed 000). RULES.md says nothing of the cut's
-		// bounds here: Sabot takes the baccarat family's 52 cards at each end (README).
+		// behind the stop card; 5 cards burned (seed 000). The seed puts no bound on the cut:
+		// Sabot takes the baccarat family's 52 cards at each end (RULES.md §1).
 		p = Procedure{Family: f, Decks: 6, CutMinEnd: 52, BehindMin: 52, Burn: BurnFixed, BurnCount: 5}
 		if decks != 0 && (decks < 6 || decks > 8) {
 			return p, fmt.Errorf("shoe: trente et quarante is dealt from 6 to 8 decks, not %d (RULES.md §1)", decks)

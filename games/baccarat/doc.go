@@ -1,5 +1,5 @@
 // Package baccarat is the baccarat family of RULES.md §2: punto banco (`punto-banco`), baccarat
-// with a player banker and no tie bet (`baccarat`) and chemin de fer (`chemin-de-fer`), as pure
+// (`baccarat`: punto banco without the tie bet) and chemin de fer (`chemin-de-fer`), as pure
 // engines driven by card events (games.Engine), plus the exact game math of the family
 // (Exact: every bet's probability and house edge by full enumeration of a shoe composition).
 //

@@ -995,7 +995,7 @@ func (e *Engine) dealerTotal(k int) int {
 
 // settle returns the net of hand hi of box bx on round k, and the hand's outcome word. Every
 // fraction of a cent is rounded toward the house: a 3:2 blackjack on an odd stake pays
-// floor(3·stake/2), a surrender returns floor(stake/2) (RULES.md §4; README "Rounding").
+// floor(3·stake/2), a surrender returns floor(stake/2) (RULES.md §4 "Rounding").
 func (e *Engine) settle(bx *box, hi, k int, firstLive bool) (stake, net int64, word string) {
 	h := bx.hands[hi]
 	base := bx.bets[k]
