@@ -45,6 +45,7 @@ func runWatch(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	mqttTLS := tlsFlags(fs)
 	id := fs.String("id", "", "this consumer's id (default display.watch, or surveillance.watch with --secure)")
 	secure := fs.Bool("secure", false, "follow the secure feed: hidden cards, burns and the engines' alarms (a surveillance account)")
+	ack := fs.Bool("ack", true, "with --secure: acknowledge each event once shown, retained on sabot/v1/<table>/ack/<id> (what the daemon's --require-ack waits for), and start after that acknowledgement when run again; --ack=false only looks")
 	asJSON := fs.Bool("json", false, "tail the verified events: each one's exact payload on a line of its own")
 	lines := fs.Bool("lines", false, "one line per event, as the daemon prints its feed (the default when the output is not a terminal)")
 	httpAddr := fs.String("http", "", "serve the floor's web view and /metrics on this address, e.g. :8080")
@@ -129,7 +130,14 @@ func runWatch(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		level = slog.LevelInfo
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	c, err := consumer.New(consumer.Options{ID: *id, Tables: tables, Feed: feed, Keyring: kr, Root: root, Logger: log})
+	copts := consumer.Options{ID: *id, Tables: tables, Feed: feed, Keyring: kr, Root: root, Logger: log}
+	if *secure && *ack {
+		// A display account may not write acknowledgements (tablebus/access): only the secure
+		// feed's surveillance accounts acknowledge. Resuming after its own acknowledgement, a
+		// restarted watch asks for what it missed instead of acknowledging events it never saw.
+		copts.Ack, copts.Resume = consumer.AckDelivered, true
+	}
+	c, err := consumer.New(copts)
 	if err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}

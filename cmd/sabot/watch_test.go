@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -208,4 +209,184 @@ func TestWatchFlags(t *testing.T) {
 			t.Errorf("watch %v: %v\nwant %q", tc.args, err, tc.err)
 		}
 	}
+}
+
+// busLog is what a client subscribed to a table's whole tree received, in arrival order (one
+// subscription: mqttbus delivers it in order).
+type busLog struct {
+	mu   sync.Mutex
+	msgs []mqttbus.Message
+}
+
+func (l *busLog) add(m mqttbus.Message) { l.mu.Lock(); l.msgs = append(l.msgs, m); l.mu.Unlock() }
+
+func (l *busLog) since(i int) []mqttbus.Message {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.msgs[min(i, len(l.msgs)):])
+}
+
+// seqs returns the sequence numbers of the secure events among msgs.
+func seqs(msgs []mqttbus.Message) []uint64 {
+	var out []uint64
+	for _, m := range msgs {
+		if m.Topic == "sabot/v1/T1/secure/events" {
+			if e, err := tablebus.Decode(m.Payload); err == nil {
+				out = append(out, e.Seq)
+			}
+		}
+	}
+	return out
+}
+
+// retainedAck reads the acknowledgement the broker retains for id, as a new client gets it.
+func retainedAck(t *testing.T, ctx context.Context, url, id string) (tablebus.Ack, bool) {
+	t.Helper()
+	cl, err := mqttbus.Connect(ctx, mqttbus.Options{URL: url, ClientID: "ack-reader"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	got := make(chan mqttbus.Message, 1)
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	topic := tablebus.Topics{Table: "T1"}.Ack(id)
+	if err := cl.Subscribe(sctx, topic, 1, func(m mqttbus.Message) {
+		select {
+		case got <- m:
+		default:
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// A retained message comes right after the subscription's acknowledgement, which Subscribe
+	// waited for: a second of silence on loopback means there is none.
+	select {
+	case m := <-got:
+		if !m.Retained {
+			t.Fatalf("%s: a message not retained", topic)
+		}
+		a, err := tablebus.DecodeAck(m.Topic, m.Payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a, true
+	case <-time.After(time.Second):
+		return tablebus.Ack{}, false
+	}
+}
+
+// jsonSeqs returns the sequence numbers of the events sabot watch --json printed.
+func jsonSeqs(t *testing.T, out string) []uint64 {
+	t.Helper()
+	var s []uint64
+	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if line == "" {
+			continue
+		}
+		e, err := tablebus.Decode([]byte(line))
+		if err != nil {
+			t.Fatalf("--json printed %q: %v", line, err)
+		}
+		s = append(s, e.Seq)
+	}
+	return s
+}
+
+// TestWatchAcknowledges: sabot watch --secure acknowledges what it printed, retained on
+// …/ack/<id>; a daemon that requires that consumer, when its connection is cut, publishes
+// again from the acknowledged point and not from event 1; and the watch, started again,
+// prints from the event after its acknowledgement. Against a real mosquitto, with the daemon
+// behind a proxy that cuts its connection only.
+func TestWatchAcknowledges(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("go", "build", "-o", dir+"/", "github.com/sabot-tables/sabot/cmd/sabotd").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	br := mosquittotest.Start(t, mosquittotest.Options{Extra: "max_queued_messages 100000\nset_tcp_nodelay true\n"})
+	px := mosquittotest.NewProxy(t, br.Addr)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const id = "surveillance.S1"
+
+	spy, err := mqttbus.Connect(ctx, mqttbus.Options{URL: br.URL(), ClientID: "spy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer spy.Close()
+	var bus busLog
+	if err := spy.Subscribe(ctx, "sabot/v1/T1/#", 1, bus.add); err != nil {
+		t.Fatal(err)
+	}
+
+	wctx, stopWatch := context.WithCancel(ctx)
+	out, errOut, done := watchRun(t, wctx, "--mqtt", br.URL(), "--table", "T1", "--secure", "--json", "--id", id)
+	daemon := exec.CommandContext(ctx, filepath.Join(dir, "sabotd"), "--sim", "--shoe", "reader", "--sim-seed", "5", "--sim-pace", "20ms",
+		"--mqtt", px.URL(), "--journal", filepath.Join(dir, "T1.db"), "--quiet", "--table", "T1", "--require-ack", id)
+	var dlog syncBuffer
+	daemon.Stderr = &dlog
+	if err := daemon.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { daemon.Process.Signal(os.Interrupt); daemon.Wait() }()
+
+	// The watch prints events and acknowledges them, retained.
+	eventually(t, "30 events printed", 60*time.Second, func() bool { return strings.Count(out.String(), "\n") >= 30 })
+	eventually(t, "an acknowledgement retained", 10*time.Second, func() bool {
+		a, ok := retainedAck(t, ctx, br.URL(), id)
+		return ok && a.Seq >= 20
+	})
+	stopWatch()
+	if err := <-done; err != nil {
+		t.Fatalf("sabot watch: %v\n%s", err, errOut)
+	}
+	printed := jsonSeqs(t, out.String())
+	a, ok := retainedAck(t, ctx, br.URL(), id)
+	// Stopping, it acknowledged everything it printed.
+	if !ok || a.Consumer != id || a.Seq != printed[len(printed)-1] {
+		t.Fatalf("retained acknowledgement %+v (found %v); the watch printed events %d to %d", a, ok, printed[0], printed[len(printed)-1])
+	}
+	t.Logf("the watch printed events %d to %d and acknowledged %d", printed[0], printed[len(printed)-1], a.Seq)
+
+	// The daemon deals on past the acknowledgement; then its connection is cut.
+	eventually(t, "events past the acknowledgement", 30*time.Second, func() bool {
+		s := seqs(bus.since(0))
+		return len(s) > 0 && slices.Max(s) >= a.Seq+10
+	})
+	mark := len(bus.since(0))
+	if px.DropAll() == 0 {
+		t.Fatal("the proxy carried no connection")
+	}
+	// After its new birth, the daemon publishes again from the event after the acknowledgement.
+	var after []uint64
+	eventually(t, "the daemon's new birth and events after it", 30*time.Second, func() bool {
+		msgs := bus.since(mark)
+		born := slices.IndexFunc(msgs, func(m mqttbus.Message) bool {
+			var st tablebus.Status
+			return m.Topic == "sabot/v1/T1/public/status" && json.Unmarshal(m.Payload, &st) == nil && st.Online && st.Conn > 1
+		})
+		if born < 0 {
+			return false
+		}
+		after = seqs(msgs[born:])
+		return len(after) > 0 && slices.Max(after) >= a.Seq+10
+	})
+	if slices.Min(after) != a.Seq+1 || after[0] != a.Seq+1 {
+		t.Fatalf("after the reconnection the daemon published events %v…, want from %d (the acknowledgement %d + 1)", after[:min(len(after), 10)], a.Seq+1, a.Seq)
+	}
+
+	// Started again, the watch resumes after its acknowledgement: the events it missed first.
+	out2, errOut2, done2 := watchRun(t, ctx, "--mqtt", br.URL(), "--table", "T1", "--secure", "--json", "--id", id)
+	eventually(t, "the restarted watch prints", 30*time.Second, func() bool { return strings.Count(out2.String(), "\n") >= 20 })
+	again := jsonSeqs(t, out2.String())
+	for i, s := range again {
+		if s != a.Seq+1+uint64(i) {
+			t.Fatalf("the restarted watch printed %v…, want %d, %d, …\n%s", again[:min(len(again), 10)], a.Seq+1, a.Seq+2, errOut2)
+		}
+	}
+	cancel()
+	<-done2
 }

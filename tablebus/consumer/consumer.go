@@ -49,6 +49,16 @@ type Options struct {
 	From map[string]uint64
 	// Ack says when events are acknowledged (default AckNone).
 	Ack AckMode
+	// Resume starts each table after this consumer's own acknowledgement, retained on
+	// sabot/v1/<table>/ack/<ID> (a surveillance account may read it back; an engine keeps its
+	// own mark and gives From), so that a restarted consumer asks for the events it missed
+	// instead of acknowledging events it never saw. A table in From, or with no retained
+	// acknowledgement, starts as it would without Resume.
+	Resume bool
+	// ResumeWait is how long Run waits at its start for the retained acknowledgements (default
+	// 500 ms, as long as the daemon waits for its required consumers'); with Tables listed it
+	// stops waiting when each table's has come.
+	ResumeWait time.Duration
 	// ReorderTimeout is how long a gap may stay open before the consumer asks for its
 	// replay (Sparkplug's "Reorder Timeout"; default 300 ms).
 	ReorderTimeout time.Duration
@@ -238,6 +248,7 @@ func New(o Options) (*Consumer, error) {
 	def(&o.GapAlarm, 30*time.Second)
 	def(&o.AckEvery, 100*time.Millisecond)
 	def(&o.FutureSkew, 2*time.Minute)
+	def(&o.ResumeWait, 500*time.Millisecond)
 	if o.MaxPending <= 0 {
 		o.MaxPending = 100_000
 	}
@@ -293,6 +304,23 @@ func (c *Consumer) Filters() []string {
 	for _, t := range tables {
 		tp := tablebus.Topics{Table: t}
 		out = append(out, tp.Keyring(), tp.Status(), tp.Events(c.o.Feed))
+	}
+	return out
+}
+
+// ResumeFilters returns the topic filters of the consumer's own acknowledgements, which Run
+// reads before the others (Options.Resume; none without it).
+func (c *Consumer) ResumeFilters() []string {
+	if !c.o.Resume {
+		return nil
+	}
+	tables := c.o.Tables
+	if len(tables) == 0 {
+		tables = []string{"+"}
+	}
+	var out []string
+	for _, t := range tables {
+		out = append(out, tablebus.Topics{Table: t}.Ack(c.o.ID))
 	}
 	return out
 }
@@ -418,6 +446,10 @@ func (c *Consumer) receive(topic string, payload []byte, now time.Time, out []Ou
 			return c.hold(topic, payload, p.Table, now, out)
 		}
 		return c.event(p.Table, topic, payload, now, out)
+	case "ack/" + c.o.ID:
+		if c.o.Resume {
+			return c.resume(p.Table, topic, payload, now, out)
+		}
 	}
 	return c.alarm(out, now, AlarmTopic, p.Table, 0, topic, "a message on a topic this consumer does not follow")
 }
@@ -505,6 +537,30 @@ func (c *Consumer) status(table, topic string, payload []byte, now time.Time, ou
 	}
 	s := t.state()
 	return append(out, Output{State: &s})
+}
+
+// resume starts table after the consumer's own retained acknowledgement (Options.Resume). A
+// table already started ignores it: it is this consumer's acknowledgement coming back, or
+// the table started from From or from an event that came first.
+func (c *Consumer) resume(table, topic string, payload []byte, now time.Time, out []Output) []Output {
+	if len(payload) == 0 {
+		return out // a cleared retained acknowledgement
+	}
+	if t := c.tables[table]; t != nil && t.started {
+		return out
+	}
+	a, err := tablebus.DecodeAck(topic, payload)
+	if err != nil {
+		return c.alarm(out, now, AlarmBadPayload, table, 0, topic, "acknowledgement refused: %v", err)
+	}
+	t := c.table(table)
+	t.started, t.highest, t.committed, t.ackSent = true, a.Seq, a.Seq, a.Seq
+	c.log.Info("resuming after this consumer's acknowledgement", "table", table, "seq", a.Seq)
+	if t.haveStatus && t.status.Seq > t.tailWant {
+		t.tailWant = t.status.Seq
+		c.openGap(t, now)
+	}
+	return out
 }
 
 func (c *Consumer) openGap(t *table, now time.Time) {
@@ -605,6 +661,29 @@ func (c *Consumer) deliver(t *table, p pending, now time.Time, out []Output) []O
 	t.stats.Delivered++
 	return append(out, Output{Delivery: &Delivery{Table: t.id, Seq: seq, Event: p.op.Event, Topic: p.topic,
 		Payload: p.payload, KeyID: p.op.Seal.KeyID, Hash: p.hash}})
+}
+
+// FinalAcks returns the acknowledgements of what was committed and not yet acknowledged,
+// whatever AckEvery says: what a consumer that stops publishes last.
+func (c *Consumer) FinalAcks(now time.Time) []Output {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.o.Ack == AckNone {
+		return nil
+	}
+	var out []Output
+	ids := make([]string, 0, len(c.tables))
+	for id := range c.tables {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if t := c.tables[id]; t.started && t.committed > t.ackSent {
+			out = append(out, Output{Ack: &tablebus.Ack{V: tablebus.SchemaVersion, Table: id, Consumer: c.o.ID, Seq: t.committed, TS: now.UTC()}})
+			t.ackSent = t.committed
+		}
+	}
+	return out
 }
 
 // Tick runs the consumer's timers at now: replay requests for open gaps, gap alarms, and the

@@ -1,6 +1,7 @@
 package consumer_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -278,5 +279,111 @@ func TestConsumerKeyRotation(t *testing.T) {
 	}
 	if c.Keyring().Version != 3 {
 		t.Fatalf("keyring %v", c.Keyring())
+	}
+}
+
+// ack is this consumer's acknowledgement of T1's events up to seq, as the broker keeps it.
+func ack(t *testing.T, id string, seq uint64) msg {
+	t.Helper()
+	p, err := json.Marshal(tablebus.Ack{V: tablebus.SchemaVersion, Table: "T1", Consumer: id, Seq: seq, TS: bustest.Epoch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return msg{tablebus.Topics{Table: "T1"}.Ack(id), p}
+}
+
+// TestConsumerResume: a restarted consumer with Resume starts after its own retained
+// acknowledgement, asks for what it missed, and acknowledges nothing it has not delivered.
+func TestConsumerResume(t *testing.T) {
+	f := bustest.NewFloor(t, "T1")
+	ev := feed(f, 8)
+	t0 := bustest.Epoch.Add(time.Hour)
+	const id = "surveillance.S1"
+	st := status(t, f, tablebus.Status{Table: "T1", Online: true, Session: 1, Conn: 1, Seq: 8})
+	type step struct {
+		m    *msg
+		tick time.Duration
+		want []string
+	}
+	at := func(m msg, want ...string) step { return step{m: &m, want: want} }
+	tick := func(d time.Duration, want ...string) step { return step{tick: d, want: want} }
+	for _, tc := range []struct {
+		name   string
+		resume bool
+		steps  []step
+	}{
+		{"after its acknowledgement", true, []step{
+			at(ack(t, id, 5)), at(st, "S:online:1.1"), at(ev[7]), tick(time.Second, "R6-7"),
+			at(ev[5], "d6"), at(ev[6], "d7", "d8"), tick(2*time.Second, "K8"),
+			// Its own acknowledgement coming back changes nothing; an event it resumed after is a
+			// duplicate, which says the daemon may not have the acknowledgement: say it again.
+			at(ack(t, id, 8)), at(ack(t, id, 2)), tick(3 * time.Second), at(ev[4]), tick(4*time.Second, "K8")}},
+		{"status first", true, []step{
+			at(st, "S:online:1.1"), at(ack(t, id, 6)), tick(time.Second, "R7-8"), at(ev[6], "d7"), at(ev[7], "d8")}},
+		{"an event first starts the table", true, []step{
+			at(ev[6], "d7"), at(ack(t, id, 2)), at(ev[7], "d8"), tick(time.Second, "K8")}},
+		{"a cleared acknowledgement", true, []step{
+			at(msg{tablebus.Topics{Table: "T1"}.Ack(id), nil}), at(ev[6], "d7"), tick(time.Second, "K7")}},
+		{"another consumer's acknowledgement on this one's topic", true, []step{
+			at(msg{tablebus.Topics{Table: "T1"}.Ack(id), ack(t, "surveillance.S2", 5).payload}, "A:bad-payload"), at(ev[6], "d7")}},
+		{"without Resume the topic is not followed", false, []step{
+			at(ack(t, id, 5), "A:foreign-topic"), at(ev[6], "d7"), tick(time.Second, "K7")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := consumer.New(consumer.Options{ID: id, Tables: []string{"T1"}, Feed: tablebus.Secure, Keyring: f.Keyring,
+				Ack: consumer.AckDelivered, Resume: tc.resume})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, s := range tc.steps {
+				var got []string
+				if s.m != nil {
+					got = summary(c.Receive(s.m.topic, s.m.payload, t0))
+				} else {
+					got = summary(c.Tick(t0.Add(s.tick)))
+				}
+				if !slices.Equal(got, s.want) {
+					t.Fatalf("step %d: got %v, want %v", i, got, s.want)
+				}
+				for _, o := range got { // AckDelivered: Run commits what the handler took
+					if o[0] == 'd' {
+						var seq uint64
+						fmt.Sscanf(o[1:], "%d", &seq)
+						c.Commit("T1", seq)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestConsumerFinalAcks: a consumer that stops acknowledges what it processed since its last
+// acknowledgement at once, not AckEvery later; with nothing new, nothing.
+func TestConsumerFinalAcks(t *testing.T) {
+	f := bustest.NewFloor(t, "T1")
+	ev := feed(f, 4)
+	t0 := bustest.Epoch.Add(time.Hour)
+	c, err := consumer.New(consumer.Options{ID: "engine.E1", Tables: []string{"T1"}, Feed: tablebus.Secure, Keyring: f.Keyring,
+		Ack: consumer.AckCommitted, From: map[string]uint64{"T1": 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Receive(ev[0].topic, ev[0].payload, t0)
+	c.Commit("T1", 1)
+	if got := summary(c.Tick(t0)); !slices.Equal(got, []string{"K1"}) {
+		t.Fatalf("tick: %v", got)
+	}
+	for _, m := range ev[1:] {
+		c.Receive(m.topic, m.payload, t0)
+	}
+	c.Commit("T1", 3) // event 4 delivered, not committed
+	if got := summary(c.Tick(t0.Add(time.Millisecond))); len(got) != 0 {
+		t.Fatalf("tick within AckEvery: %v", got)
+	}
+	if got := summary(c.FinalAcks(t0.Add(2 * time.Millisecond))); !slices.Equal(got, []string{"K3"}) {
+		t.Fatalf("final: %v", got)
+	}
+	if got := summary(c.FinalAcks(t0.Add(3 * time.Millisecond))); len(got) != 0 {
+		t.Fatalf("final again: %v", got)
 	}
 }

@@ -12,7 +12,10 @@
 //   - tracks the daemon's birth and death (tablebus.Status, ordered by session and connection,
 //     so a stale will is ignored), and asks for the events a status says exist;
 //   - acknowledges, retained on sabot/v1/<table>/ack/<id>, what the application has processed
-//     (AckDelivered, or AckCommitted with Commit), so the daemon re-publishes from there.
+//     (AckDelivered, or AckCommitted with Commit), so the daemon re-publishes from there, and
+//     once more when Run stops;
+//   - with Resume, starts each table after its own retained acknowledgement, so that a
+//     restarted consumer asks for what it missed instead of acknowledging events it never saw.
 //
 // The core (Receive, Tick, Commit) is pure: messages and time in, outputs out, for tests and
 // for callers that bring their own transport. Run connects it to a broker:

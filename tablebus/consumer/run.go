@@ -69,6 +69,9 @@ const tickEvery = 25 * time.Millisecond
 func (c *Consumer) Run(ctx context.Context, bus Bus, h Handler) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if err := c.resumeFrom(ctx, bus, h); err != nil {
+		return err
+	}
 	in := make(chan mqttbus.Message, 8192)
 	for _, f := range c.Filters() {
 		err := bus.Subscribe(ctx, f, 1, func(m mqttbus.Message) {
@@ -94,6 +97,7 @@ func (c *Consumer) Run(ctx context.Context, bus Bus, h Handler) error {
 		var outs []Output
 		select {
 		case <-ctx.Done():
+			c.publishFinalAcks(bus)
 			return nil
 		case m := <-in:
 			outs = c.Receive(m.Topic, m.Payload, time.Now())
@@ -104,6 +108,73 @@ func (c *Consumer) Run(ctx context.Context, bus Bus, h Handler) error {
 			return err
 		}
 	}
+}
+
+// finalAckWait bounds the last acknowledgements' publish when Run stops.
+const finalAckWait = time.Second
+
+// publishFinalAcks publishes, when Run stops, what was processed since the last
+// acknowledgement, so that the daemon and a resumed consumer need not send it again.
+func (c *Consumer) publishFinalAcks(bus Bus) {
+	outs := c.FinalAcks(time.Now())
+	if len(outs) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), finalAckWait)
+	defer cancel()
+	for _, o := range outs {
+		b, err := json.Marshal(o.Ack)
+		if err != nil {
+			continue
+		}
+		if err := bus.Publish(ctx, tablebus.Topics{Table: o.Ack.Table}.Ack(c.o.ID), b, 1, true); err != nil {
+			c.log.Warn("publishing the last acknowledgement failed", "table", o.Ack.Table, "seq", o.Ack.Seq, "err", err)
+		}
+	}
+}
+
+// resumeFrom reads the consumer's own retained acknowledgements (Options.Resume) before
+// anything else is subscribed: mqttbus delivers each subscription from a goroutine of its
+// own, so an event subscribed to at the same time could come first and start the table there.
+func (c *Consumer) resumeFrom(ctx context.Context, bus Bus, h Handler) error {
+	filters := c.ResumeFilters()
+	if len(filters) == 0 {
+		return nil
+	}
+	sctx, stop := context.WithCancel(ctx) // unsubscribes when done
+	defer stop()
+	got := make(chan mqttbus.Message, 64)
+	for _, f := range filters {
+		err := bus.Subscribe(sctx, f, 1, func(m mqttbus.Message) {
+			if !m.Retained {
+				return // this consumer's own acknowledgement, published since
+			}
+			select {
+			case got <- m:
+			case <-sctx.Done():
+			}
+		})
+		if err != nil {
+			return fmt.Errorf("consumer: %w", err)
+		}
+	}
+	wait := time.NewTimer(c.o.ResumeWait)
+	defer wait.Stop()
+	seen := map[string]bool{}
+	for len(c.o.Tables) == 0 || len(seen) < len(c.o.Tables) {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-wait.C:
+			return nil
+		case m := <-got:
+			seen[m.Topic] = true
+			if err := c.dispatch(c.Receive(m.Topic, m.Payload, time.Now()), h, nil); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func (c *Consumer) dispatch(outs []Output, h Handler, pub *publisher) error {
