@@ -51,7 +51,7 @@ func openDevices(ctx context.Context, o *options, proc shoe.Procedure, log *slog
 	d := &devices{}
 	shufPort, shoePort := o.shufflerPort, o.shoePort
 	if o.sim {
-		sim, err := newSimTable(o, proc, log)
+		sim, err := newSimTable(ctx, o, proc, log)
 		if err != nil {
 			return nil, err
 		}
@@ -199,10 +199,14 @@ func shoeInput(r readershoe.Read) shoe.Input {
 	return nil
 }
 
-// Halt leaves every device inert.
+// Halt leaves every device inert: the shuffler's motors stopped, the camera shoe's pins
+// released and its LED off.
 func (d *devices) Halt() {
 	if d.shuffler != nil {
 		d.shuffler.dev.Halt()
+	}
+	if d.camera != nil {
+		d.camera.gate.Halt()
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/sabot-tables/sabot/driver/readershoe/readershoetest"
 	"log/slog"
 	"sort"
 	"strconv"
@@ -488,7 +487,7 @@ func (g *diag) Inject(ctx context.Context, table, fault string) error {
 		sim.shoe.NotRead(1) // the next card leaves the shoe unread: the round is held
 	case "shoe-alarm":
 		switch sh := sim.shoe.(type) {
-		case *readershoetest.Sim:
+		case readerSim:
 			sh.Alarm(false, "E7", "Shoe Jam")
 		case *simCameraShoe: // the camera shoe's alarm: its lid opened mid-shoe
 			sh.gate.OpenLid()

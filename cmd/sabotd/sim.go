@@ -32,7 +32,7 @@ type simTable struct {
 	camera   *cameraShoe // the daemon's side of the simulated camera shoe
 }
 
-func newSimTable(o *options, proc shoe.Procedure, log *slog.Logger) (*simTable, error) {
+func newSimTable(ctx context.Context, o *options, proc shoe.Procedure, log *slog.Logger) (*simTable, error) {
 	seed := o.simSeed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
@@ -43,7 +43,7 @@ func newSimTable(o *options, proc shoe.Procedure, log *slog.Logger) (*simTable, 
 	}
 	t := &simTable{shuffler: sh, misread: o.simMisread, dealer: shoetest.NewDealer(o.game, proc, seed)}
 	if o.shoeKind == "camera" {
-		cs, cam, err := openSimCamera(o.simDeck, filepath.Dir(o.journal), seed, log)
+		cs, cam, err := openSimCamera(ctx, o.simDeck, filepath.Dir(o.journal), seed, log)
 		if err != nil {
 			sh.Close()
 			return nil, err
@@ -55,7 +55,7 @@ func newSimTable(o *options, proc shoe.Procedure, log *slog.Logger) (*simTable, 
 			sh.Close()
 			return nil, err
 		}
-		t.shoe, t.shoePort = rs, rs.Port()
+		t.shoe, t.shoePort = readerSim{rs}, rs.Port()
 	}
 	t.decks = proc.Decks
 	return t, nil
@@ -205,7 +205,7 @@ func (t *simTable) act(ctx context.Context, a shoetest.Action, loop *shoe.Loop) 
 		if t.misread > 0 && t.drawn%t.misread == 0 {
 			t.shoe.NotRead(1)
 		}
-		it, err := t.shoe.DrawItem()
+		it, err := t.shoe.DrawItem(ctx)
 		if err != nil {
 			return err
 		}

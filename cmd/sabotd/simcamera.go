@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -21,21 +22,33 @@ import (
 )
 
 // physicalShoe is the simulated shoe the simulated dealer handles: the reading shoe on its
-// pseudo-terminal (readershoetest.Sim), or the camera shoe (simCameraShoe).
+// pseudo-terminal (readerSim), or the camera shoe (simCameraShoe). DrawItem takes as long as a
+// card takes to leave the shoe, and returns ctx's error when ctx ends first (STYLE.md habit 7).
 type physicalShoe interface {
 	Load(stack []readershoetest.Item)
 	Remaining() int
 	SetBurnMode(on bool)
 	NotRead(n int)
-	DrawItem() (readershoetest.Item, error)
+	DrawItem(ctx context.Context) (readershoetest.Item, error)
 	Unload() []card.Card
 	Close() error
 }
 
 var (
-	_ physicalShoe = (*readershoetest.Sim)(nil)
+	_ physicalShoe = readerSim{}
 	_ physicalShoe = (*simCameraShoe)(nil)
 )
+
+// readerSim is the simulated reading shoe: its draw writes one line on the pseudo-terminal and
+// does not wait.
+type readerSim struct{ *readershoetest.Sim }
+
+func (r readerSim) DrawItem(ctx context.Context) (readershoetest.Item, error) {
+	if err := ctx.Err(); err != nil {
+		return readershoetest.Item{}, err
+	}
+	return r.Sim.DrawItem()
+}
 
 // simCameraFPS is the simulated reader camera's frame rate.
 const simCameraFPS = 30
@@ -46,6 +59,7 @@ const simCameraFPS = 30
 type simCameraShoe struct {
 	gate *camerashoetest.Sim
 	cam  *visiontest.CameraShoe
+	r    *visiontest.Renderer // the camera's renderer, closed with the shoe
 	rng  *rand.Rand
 
 	mu      sync.Mutex
@@ -56,7 +70,7 @@ type simCameraShoe struct {
 // openSimCamera builds the simulated camera shoe and the daemon's side of it: the GPIO driver on
 // the simulated pins, and a recognizer calibrated on a rendered calibration pass of deck (cached
 // beside the journal, as a technician's profile would be).
-func openSimCamera(deck, stateDir string, seed uint64, log *slog.Logger) (*simCameraShoe, *cameraShoe, error) {
+func openSimCamera(ctx context.Context, deck, stateDir string, seed uint64, log *slog.Logger) (*simCameraShoe, *cameraShoe, error) {
 	r, err := visiontest.NewRenderer(deck)
 	if err != nil {
 		return nil, nil, fmt.Errorf("simulated camera: %w (sabot vision render --list shows the designs)", err)
@@ -69,8 +83,9 @@ func openSimCamera(deck, stateDir string, seed uint64, log *slog.Logger) (*simCa
 		}
 		log.Info("calibrating the simulated camera on a rendered pass of the deck (once)", "deck", deck)
 		// As a technician would, pass the deck again when a calibration frame is unusable.
+		// A stop meanwhile ends the pass between two frames.
 		for pass := uint64(1); pass <= 5; pass++ {
-			if prof, err = r.Calibrate(rand.New(rand.NewPCG(pass, 17)), "sim-shoe-reader"); err == nil {
+			if prof, err = r.CalibrateContext(ctx, rand.New(rand.NewPCG(pass, 17)), "sim-shoe-reader"); err == nil || ctx.Err() != nil {
 				break
 			}
 			log.Warn("calibration pass unusable; passing the deck again", "err", err)
@@ -83,7 +98,17 @@ func openSimCamera(deck, stateDir string, seed uint64, log *slog.Logger) (*simCa
 			log.Warn("cannot cache the simulated camera's profile", "err", err)
 		}
 	}
+	if err := ctx.Err(); err != nil { // each step takes a fraction of a second: a stop is heard between them
+		r.Close()
+		return nil, nil, err
+	}
 	rec, err := cv.New(prof, vision.Shoe)
+	if err == nil {
+		err = ctx.Err()
+		if err != nil {
+			rec.Close()
+		}
+	}
 	if err != nil {
 		r.Close()
 		return nil, nil, err
@@ -99,9 +124,10 @@ func openSimCamera(deck, stateDir string, seed uint64, log *slog.Logger) (*simCa
 	if err != nil {
 		cam.Close()
 		rec.Close()
+		r.Close()
 		return nil, nil, err
 	}
-	sim := &simCameraShoe{gate: pins, cam: cam, rng: rand.New(rand.NewPCG(seed, 23))}
+	sim := &simCameraShoe{gate: pins, cam: cam, r: r, rng: rand.New(rand.NewPCG(seed, 23))}
 	return sim, newCameraShoe(gate, cv.NewReader(cam, rec), log), nil
 }
 
@@ -128,8 +154,10 @@ func (s *simCameraShoe) NotRead(n int) {
 }
 
 // DrawItem slides the next card out: it blocks the gate, crosses the camera's window (its
-// frames are rendered and read), and clears the gate.
-func (s *simCameraShoe) DrawItem() (readershoetest.Item, error) {
+// frames are rendered and read), and clears the gate. It returns ctx's error when ctx ends
+// first: the daemon's camera loop stops reading frames when it stops, and nothing else would
+// end the wait for them.
+func (s *simCameraShoe) DrawItem(ctx context.Context) (readershoetest.Item, error) {
 	s.mu.Lock()
 	if len(s.stack) == 0 {
 		s.mu.Unlock()
@@ -148,15 +176,41 @@ func (s *simCameraShoe) DrawItem() (readershoetest.Item, error) {
 	s.mu.Unlock()
 	frame := time.Second / simCameraFPS
 	s.gate.Block()
-	time.Sleep(2 * frame) // the gate's edge reaches the daemon before the card's frames
+	err := s.cross(ctx, sub, frame)
+	s.gate.Clear()
+	if err == nil {
+		err = pause(ctx, 2*frame)
+	}
+	if err != nil {
+		return readershoetest.Item{}, err
+	}
+	return it, nil
+}
+
+// cross passes the card through the camera's window, its frames taken by the daemon.
+func (s *simCameraShoe) cross(ctx context.Context, sub visiontest.Subject, frame time.Duration) error {
+	if err := pause(ctx, 2*frame); err != nil { // the gate's edge reaches the daemon before the card's frames
+		return err
+	}
 	s.cam.Pass(sub)
 	for s.cam.Pending() > 0 {
-		time.Sleep(frame / 4)
+		if err := pause(ctx, frame/4); err != nil {
+			return err
+		}
 	}
-	time.Sleep(3 * frame) // the last frame is captured and stamped before the gate clears
-	s.gate.Clear()
-	time.Sleep(2 * frame)
-	return it, nil
+	return pause(ctx, 3*frame) // the last frame is captured and stamped before the gate clears
+}
+
+// pause waits d, or until ctx is done (its error).
+func pause(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 func (s *simCameraShoe) Unload() []card.Card {
@@ -172,5 +226,6 @@ func (s *simCameraShoe) Unload() []card.Card {
 	return out
 }
 
-// Close: the daemon's cameraShoe closes the camera and the GPIO.
-func (s *simCameraShoe) Close() error { return nil }
+// Close releases the renderer; the daemon's cameraShoe closes the camera (first: devices.Close)
+// and the GPIO.
+func (s *simCameraShoe) Close() error { return s.r.Close() }

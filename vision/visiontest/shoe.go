@@ -20,6 +20,11 @@ import (
 // one mild shoe frame per card named by its code (As.jpg … Kc.jpg), CUT.jpg (a cut card) and
 // BACK.jpg; each card at its top end, or at either (see Renderer.CalibEitherEnd).
 func (r *Renderer) WriteCalibration(dir string, rng *rand.Rand) error {
+	return r.writeCalibration(context.Background(), dir, rng)
+}
+
+// writeCalibration is WriteCalibration, returning ctx's error between two frames once ctx ends.
+func (r *Renderer) writeCalibration(ctx context.Context, dir string, rng *rand.Rand) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("visiontest: %w", err)
 	}
@@ -30,6 +35,9 @@ func (r *Renderer) WriteCalibration(dir string, rng *rand.Rand) error {
 	m := gocv.NewMat()
 	defer m.Close()
 	write := func(name string, s Subject) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		l := RandomShoeLook(rng, Mild, asp)
 		if r.CalibEitherEnd {
 			l.OtherEnd = rng.IntN(2) == 1
@@ -56,12 +64,18 @@ func (r *Renderer) WriteCalibration(dir string, rng *rand.Rand) error {
 // Calibrate renders a calibration pass of the deck (in a temporary directory) and learns a
 // profile from it, for the shoe camera named camera.
 func (r *Renderer) Calibrate(rng *rand.Rand, camera string) (*calibration.VisionProfile, error) {
+	return r.CalibrateContext(context.Background(), rng, camera)
+}
+
+// CalibrateContext is Calibrate, ending between two frames of the pass when ctx ends (a daemon
+// that stops while it calibrates its simulated camera).
+func (r *Renderer) CalibrateContext(ctx context.Context, rng *rand.Rand, camera string) (*calibration.VisionProfile, error) {
 	dir, err := os.MkdirTemp("", "sabot-calib-")
 	if err != nil {
 		return nil, fmt.Errorf("visiontest: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	if err := r.WriteCalibration(dir, rng); err != nil {
+	if err := r.writeCalibration(ctx, dir, rng); err != nil {
 		return nil, err
 	}
 	return cv.CalibrateDir(dir, cv.CalibrateOptions{Deck: r.deck.Name, Camera: camera})
