@@ -19,9 +19,11 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -37,7 +39,8 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	stop := onSignals(cancel, os.Stderr, os.Exit)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	if err != nil {
@@ -47,6 +50,52 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// stopDeadline bounds a clean stop: a daemon still stopping this long after SIGTERM exits with
+// its goroutines' stacks on stderr (under systemd, TimeoutStopSec is 20 s). The broker then
+// publishes the connection's will, the offline status.
+const stopDeadline = 10 * time.Second
+
+// onSignals makes the first SIGINT or SIGTERM a clean stop (cancel: the devices halt, the
+// offline status is published) and the second an exit at once, for an operator who will not
+// wait. It returns a function that stops listening and returns when its goroutine has.
+func onSignals(cancel context.CancelCauseFunc, stderr io.Writer, exit func(int)) (stop func()) {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var first os.Signal
+		select {
+		case first = <-sigs:
+		case <-done:
+			return
+		}
+		cancel(fmt.Errorf("%w (%v)", errSignal, first))
+		deadline := time.NewTimer(stopDeadline)
+		defer deadline.Stop()
+		select {
+		case s := <-sigs:
+			fmt.Fprintf(stderr, "sabotd: %v again while stopping: exiting at once, without the clean stop\n", s)
+			exit(1)
+		case <-deadline.C:
+			fmt.Fprintf(stderr, "sabotd: still stopping %v after %v: exiting; the goroutines follow\n", stopDeadline, first)
+			pprof.Lookup("goroutine").WriteTo(stderr, 2)
+			exit(1)
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(sigs)
+		close(done)
+		wg.Wait()
+	}
+}
+
+// errSignal is the cause of a stop by signal.
+var errSignal = errors.New("signal")
 
 type options struct {
 	config        string
@@ -253,6 +302,8 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	log = log.With("table", o.table)
+	stopLog := context.AfterFunc(ctx, func() { log.Info("sabotd stopping", "cause", context.Cause(ctx).Error()) })
+	defer stopLog()
 
 	// The game and its shoe procedure.
 	ent, err := catalog.Lookup(o.game)
@@ -357,6 +408,9 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	if err := ctx.Err(); err != nil {
+		return err // stopped while the devices opened: never go online
+	}
 	client, err := mqttbus.Connect(ctx, mqttbus.Options{
 		URL: url, ClientID: "sabotd-" + o.table, Username: o.user, Password: o.pass, Logger: log, TLS: tlsConf,
 		NextWill:  ob.Will,                                  // the sealed death of each connection
@@ -446,14 +500,20 @@ func restore(ctx context.Context, j *journal.Journal, proc shoe.Procedure, eng g
 
 // drain waits until the outbox has published everything journaled (at most 10 s).
 func drain(ctx context.Context, ob *outbox.Outbox, _ *mqttbus.Client, log *slog.Logger) {
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) && ctx.Err() == nil {
-		if ob.Published() >= ob.LastSeq() {
+	deadline := time.NewTimer(10 * time.Second)
+	defer deadline.Stop()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for ob.Published() < ob.LastSeq() {
+		select {
+		case <-ctx.Done():
 			return
+		case <-deadline.C:
+			log.Warn("stopping with events not yet published", "published", ob.Published(), "last", ob.LastSeq())
+			return
+		case <-tick.C:
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
-	log.Warn("stopping with events not yet published", "published", ob.Published(), "last", ob.LastSeq())
 }
 
 func printFeed(ctx context.Context, ob *outbox.Observer, w io.Writer) error {

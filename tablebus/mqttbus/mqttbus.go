@@ -121,14 +121,17 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 			return cl, nil
 		}
 		if ctx.Err() != nil {
+			cl.c.Disconnect(0) // paho's attempt goes on without us (and reconnects) otherwise
 			return nil, fmt.Errorf("mqtt: connecting to %s: %w", o.URL, ctx.Err())
 		}
 		if o.FailFast {
+			cl.c.Disconnect(0)
 			return nil, fmt.Errorf("mqtt: cannot connect to %s: %w", o.URL, err)
 		}
 		cl.log.Warn(fmt.Sprintf("mqtt: cannot connect to %s: %v; retrying in %v", o.URL, err, backoff))
 		select {
 		case <-ctx.Done():
+			cl.c.Disconnect(0)
 			return nil, fmt.Errorf("mqtt: connecting to %s: %w (last error: %v)", o.URL, ctx.Err(), err)
 		case <-time.After(backoff):
 		}
