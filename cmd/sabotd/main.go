@@ -45,7 +45,9 @@ func main() {
 	stop()
 	if err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "sabotd:", err)
+			for _, line := range strings.Split(err.Error(), "\n") { // --check-config: a problem a line
+				fmt.Fprintln(os.Stderr, "sabotd:", line)
+			}
 		}
 		os.Exit(1)
 	}
@@ -337,6 +339,9 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if o.ops.checkConfig {
+		if err := checkConfig(o); err != nil {
+			return err
+		}
 		fmt.Fprint(stdout, o.ops.effective, "# configuration OK\n")
 		return nil
 	}
