@@ -92,8 +92,8 @@ func bacRound(r *rand.Rand, id string) round {
 	r.Shuffle(len(in.Bets), func(i, j int) { in.Bets[i], in.Bets[j] = in.Bets[j], in.Bets[i] })
 
 	// The seat that plays the punter's hand and holds its option in chemin de fer: the one
-	// bet that covers the bank, else the largest stake, equal stakes to the first seat after the
-	// banker (the engine's documented choice; RULES.md §2 and seed 000 leave it open).
+	// bet that covers the bank (seed 000 "hace banco"), else the largest stake, equal stakes to
+	// the first seat after the banker (RULES.md §2, the project's choice).
 	punter := 0
 	if chemin {
 		var best int64
@@ -181,7 +181,7 @@ func bacRound(r *rand.Rand, id string) round {
 			case res != bet.Spot:
 				net = -a
 			case bet.Spot == "banker":
-				net = a - a*5/100 // 0.95:1; the 5% commission rounded down (README)
+				net = a - a*5/100 // 0.95:1; the 5% commission rounded down (RULES.md §2 "Commission")
 			default:
 				net = a
 			}

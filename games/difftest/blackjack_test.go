@@ -187,7 +187,7 @@ func bjRound(r *rand.Rand, preset string, c21 bool) round {
 						b.decide("N")
 					}
 				case rl.insurance && b.bet/2 > 0:
-					// RULES.md §4: insurance is half the bet (rounded down: README "Rounding").
+					// RULES.md §4: insurance is half the bet, rounded down ("Rounding").
 					if r.IntN(2) == 0 {
 						b.decide("I")
 						b.ins[k] = b.bet / 2
@@ -309,7 +309,7 @@ func bjRound(r *rand.Rand, preset string, c21 bool) round {
 				var net int64
 				switch {
 				case h.surrender:
-					net = -(st - st/2) // half the bet back, rounded toward the house
+					net = -(st - st/2) // half the bet back, rounded toward the house (RULES.md §4 "Rounding")
 				case t > 21:
 					net = -st // in Challenge 21 a bust loses every round at once
 				case h.prize > 0:
@@ -319,7 +319,7 @@ func bjRound(r *rand.Rand, preset string, c21 bool) round {
 				case h.natural && dbj:
 					net = 0 // RULES.md §4: blackjack against blackjack pushes (seed 004 "empate")
 				case h.natural:
-					net = st * 3 / 2 // 3:2, the odd half cent to the house
+					net = st * 3 / 2 // 3:2, the odd half cent to the house (RULES.md §4 "Rounding")
 				case dbj && rl.takesAll:
 					net = -st
 				case dbj:

@@ -12,9 +12,8 @@ import (
 
 // The pay tables of RULES.md §5, X to 1, by the reference's categories.
 var (
-	// Caribbean stud's and draw poker's bet. RULES.md §5 starts the table at one pair; a hand that
-	// beats a qualifying dealer with no pair (ace-king high against ace-king high) is paid 1:1, the
-	// engine's documented choice (house.go, OptBetPays) and what the published games pay.
+	// Caribbean stud's and draw poker's bet (RULES.md §5; no seed gives its values). A hand below
+	// a pair can beat a dealer who qualifies with ace-king: it is paid 1:1.
 	betPays = map[int]int64{highCard: 1, onePair: 1, twoPair: 2, trips: 3, straight: 4, flush: 5,
 		fullHouse: 7, quads: 20, straightFlush: 50, royalFlush: 100}
 	// Three card poker: the ante bonus and pair plus.
@@ -26,9 +25,8 @@ var (
 )
 
 // progPrize is a progressive prize (RULES.md §7): a percentage of the pool in basis points, or a
-// multiple of the bet. RULES.md gives the royal flush 100% and the straight flush 10%; the fixed
-// prizes for lower hands are the project's configurable defaults (progressive.DefaultTable's
-// doc: four of a kind 100×, full house 75×, flush 50×).
+// multiple of the bet. By default a royal flush wins 100% of the pool, a straight flush 10%, four
+// of a kind 100 times the bet, a full house 75 times, a flush 50 times (no seed gives the table).
 type progPrize struct{ bp, times int64 }
 
 var progPrizes = map[int]progPrize{royalFlush: {bp: 10000}, straightFlush: {bp: 1000},

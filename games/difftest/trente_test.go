@@ -64,7 +64,7 @@ func trRound(r *rand.Rand, prison bool) round {
 		case nt == rt && prison:
 			net = -a // en prison: the stake is held (and a later coup may free it)
 		case nt == rt:
-			net = -(a / 2) // loses half its stake, an odd cent in the player's favour (README)
+			net = -(a / 2) // loses half its stake, an odd cent in the player's favour (RULES.md §3)
 		default:
 			win := "noir"
 			if rt < nt {
