@@ -87,10 +87,15 @@ var oneDeck = func() []string {
 	return out
 }()
 
-// shuffled returns n decks in a random order.
+// shuffled returns n decks in a random order. Only the first 128 places are drawn (a partial
+// Fisher–Yates shuffle: a uniform random sequence), more than any round takes; the rest are left
+// in the deck's order.
 func shuffled(r *rand.Rand, n int) []string {
 	d := deck(n)
-	r.Shuffle(len(d), func(i, j int) { d[i], d[j] = d[j], d[i] })
+	for i := range min(len(d), 128) {
+		j := i + r.IntN(len(d)-i)
+		d[i], d[j] = d[j], d[i]
+	}
 	return d
 }
 

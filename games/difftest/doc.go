@@ -12,7 +12,7 @@
 // depends only on the cards its rule names, whatever the decisions after the deal and whatever
 // the other cards.
 //
-//	go test ./games/difftest                 # the CI run, 20,000 rounds of each game and preset
+//	go test ./games/difftest                 # the CI run: 20,000 rounds of each game and preset
 //	go test ./games/difftest -long           # ten times as many
 //	go test ./games/difftest -rounds 5000 -seed 7  # any number, another seed
 package difftest

@@ -112,7 +112,7 @@ func sameNets(a, b map[key]int64) bool {
 
 // metaRounds is how many rounds each property plays per game.
 func metaRounds() int {
-	n := roundsPer() / 5
+	n := roundsPer() / 10
 	if testing.Short() {
 		n /= 10
 	}
