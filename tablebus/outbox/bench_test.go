@@ -48,7 +48,11 @@ func BenchmarkFloor50Tables(b *testing.B) {
 	var mu sync.Mutex
 	var lats []time.Duration
 	seen := map[string]uint64{}
-	cons, err := consumer.New(consumer.Options{ID: "engine.E1", Feed: tablebus.Secure, Keyring: fl.Keyring, Ack: consumer.AckDelivered})
+	from := map[string]uint64{}
+	for _, id := range ids {
+		from[id] = 0 // every table from its first event, whenever the subscription lands
+	}
+	cons, err := consumer.New(consumer.Options{ID: "engine.E1", Feed: tablebus.Secure, Keyring: fl.Keyring, Ack: consumer.AckDelivered, From: from})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -67,7 +71,6 @@ func BenchmarkFloor50Tables(b *testing.B) {
 		mu.Unlock()
 		return nil
 	}, OnAlarm: func(a consumer.Alarm) { b.Errorf("alarm: %s", a) }})
-	time.Sleep(300 * time.Millisecond)
 
 	// The tables.
 	dir := b.TempDir()
@@ -94,7 +97,25 @@ func BenchmarkFloor50Tables(b *testing.B) {
 		go func() { defer wg.Done(); ob.Run(ctx, c) }()
 		tbs[i] = table{j, ob}
 	}
-	time.Sleep(500 * time.Millisecond)
+	// Deal once the consumer holds every table's birth: it follows the status topics, and each
+	// table's outbox is connected.
+	poll := time.NewTicker(10 * time.Millisecond)
+	defer poll.Stop()
+	for ready := time.Now().Add(30 * time.Second); ; {
+		online := 0
+		for _, st := range cons.States() {
+			if st.Known && st.Online {
+				online++
+			}
+		}
+		if online == tables {
+			break
+		}
+		if time.Now().After(ready) {
+			b.Fatalf("%d of %d tables online at the consumer after 30 s", online, tables)
+		}
+		<-poll.C
+	}
 
 	b.ResetTimer()
 	deal, stopDeal := context.WithTimeout(ctx, dealFor)
@@ -138,7 +159,7 @@ func BenchmarkFloor50Tables(b *testing.B) {
 		if lost == 0 || time.Now().After(deadline) {
 			break
 		}
-		time.Sleep(50 * time.Millisecond)
+		<-poll.C
 	}
 	b.StopTimer()
 	mu.Lock()

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -52,6 +53,9 @@ type tableOpts struct {
 	Burst    bool          // no pause at all
 	Required []string
 	Floor    []string // every table of the floor's keyring (default: Table)
+	// Dealt, if set, follows the last event journaled (an in-process table), so that a test
+	// can break things after so many events rather than after so much wall-clock time.
+	Dealt *atomic.Uint64 `json:"-"`
 }
 
 // runTable runs the table until ctx is done: it emits its events up to N in steps of one to
@@ -104,6 +108,9 @@ func runTable(ctx context.Context, o tableOpts) error {
 		if err := ob.Emit(ctx, nil, evs); err != nil {
 			return err
 		}
+		if o.Dealt != nil {
+			o.Dealt.Store(j.NextSeq() - 1)
+		}
 		if !o.Burst {
 			select {
 			case <-ctx.Done():
@@ -139,6 +146,7 @@ type record struct {
 	got    map[string][]consumer.Delivery
 	alarms []consumer.Alarm
 	states []consumer.State
+	more   chan struct{} // a delivery since the last look
 }
 
 func follow(t *testing.T, ctx context.Context, url string, tables []string) (*record, *consumer.Consumer) {
@@ -158,12 +166,16 @@ func follow(t *testing.T, ctx context.Context, url string, tables []string) (*re
 		t.Fatal(err)
 	}
 	t.Cleanup(client.Close)
-	r := &record{got: map[string][]consumer.Delivery{}}
+	r := &record{got: map[string][]consumer.Delivery{}, more: make(chan struct{}, 1)}
 	go c.Run(ctx, client, consumer.Funcs{
 		OnEvent: func(d consumer.Delivery) error {
 			r.mu.Lock()
 			r.got[d.Table] = append(r.got[d.Table], d)
 			r.mu.Unlock()
+			select {
+			case r.more <- struct{}{}:
+			default:
+			}
 			return nil
 		},
 		OnAlarm: func(a consumer.Alarm) { r.mu.Lock(); r.alarms = append(r.alarms, a); r.mu.Unlock() },
@@ -178,15 +190,34 @@ func (r *record) count(table string) int {
 	return len(r.got[table])
 }
 
-// waitFor waits until the consumer has n events of table, or fails.
+// waitFor waits until the consumer has n events of table, or fails. One test goroutine waits
+// at a time.
 func (r *record) waitFor(t *testing.T, table string, n int, limit time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(limit)
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
 	for r.count(table) < n {
-		if time.Now().After(deadline) {
+		select {
+		case <-r.more:
+		case <-deadline.C:
 			t.Fatalf("%s: the consumer has %d events of %d after %v", table, r.count(table), n, limit)
 		}
-		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitDealt waits until the in-process table has journaled event n, or fails.
+func waitDealt(t *testing.T, dealt *atomic.Uint64, n uint64, limit time.Duration) {
+	t.Helper()
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for dealt.Load() < n {
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			t.Fatalf("the table has journaled %d events of %d after %v", dealt.Load(), n, limit)
+		}
 	}
 }
 
@@ -248,8 +279,9 @@ func startTable(ctx context.Context, t *testing.T, o tableOpts) (stop func()) {
 	}
 }
 
-// TestBrokerStoppedTenSeconds stops mosquitto (no persistence: it forgets everything) for 10 s
-// while the table deals 100 events a second.
+// TestBrokerStoppedTenSeconds stops mosquitto (no persistence: it forgets everything) while
+// the table deals 1,000 events, 10 s at its 100 events a second (longer on a loaded machine:
+// the outage is counted in events, not in wall-clock time).
 func TestBrokerStoppedTenSeconds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fault test")
@@ -260,21 +292,26 @@ func TestBrokerStoppedTenSeconds(t *testing.T) {
 	rec, _ := follow(t, ctx, br.URL(), []string{"T1"})
 	const n = 1800
 	jpath := filepath.Join(t.TempDir(), "T1.db")
-	stop := startTable(ctx, t, tableOpts{Journal: jpath, URL: br.URL(), Table: "T1", N: n, Every: 20 * time.Millisecond, Required: []string{"engine.E1"}})
+	var dealt atomic.Uint64
+	stop := startTable(ctx, t, tableOpts{Journal: jpath, URL: br.URL(), Table: "T1", N: n, Every: 20 * time.Millisecond,
+		Required: []string{"engine.E1"}, Dealt: &dealt})
 	defer stop()
 	rec.waitFor(t, "T1", 200, 30*time.Second)
 	br.Stop()
-	t.Logf("broker stopped at event %d", rec.count("T1"))
-	time.Sleep(10 * time.Second)
+	at := dealt.Load()
+	t.Logf("broker stopped: the consumer at event %d, the table at %d", rec.count("T1"), at)
+	waitDealt(t, &dealt, at+1000, time.Minute)
 	br.Start(t)
-	t.Logf("broker started again at event %d", rec.count("T1"))
+	t.Logf("broker started again: the consumer at event %d, the table at %d", rec.count("T1"), dealt.Load())
 	rec.waitFor(t, "T1", n, 60*time.Second)
 	stop()
 	rec.check(t, "T1", jpath, n)
 }
 
 // TestConnectionsCut cuts every TCP connection between the table, the consumer and the broker
-// 20 times while the table deals.
+// 20 times while the table deals, each after the table has journaled another 30 to 89 events
+// (150 to 450 ms at its pace, whatever the machine's load): the links flap, and a cut often
+// finds a link still down (paho waits longer between reconnections the more they fail).
 func TestConnectionsCut(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fault test")
@@ -286,11 +323,14 @@ func TestConnectionsCut(t *testing.T) {
 	rec, _ := follow(t, ctx, px.URL(), []string{"T1"})
 	const n = 1500
 	jpath := filepath.Join(t.TempDir(), "T1.db")
-	stop := startTable(ctx, t, tableOpts{Journal: jpath, URL: px.URL(), Table: "T1", N: n, Every: 10 * time.Millisecond, Required: []string{"engine.E1"}})
+	var dealt atomic.Uint64
+	stop := startTable(ctx, t, tableOpts{Journal: jpath, URL: px.URL(), Table: "T1", N: n, Every: 10 * time.Millisecond,
+		Required: []string{"engine.E1"}, Dealt: &dealt})
 	defer stop()
+	rng := rand.New(rand.NewPCG(20, 20))
 	drops := 0
 	for i := 0; i < 20; i++ {
-		time.Sleep(time.Duration(200+rand.IntN(400)) * time.Millisecond)
+		waitDealt(t, &dealt, dealt.Load()+uint64(30+rng.IntN(60)), 30*time.Second)
 		drops += px.DropAll()
 	}
 	t.Logf("%d connections cut; %d events received so far", drops, rec.count("T1"))
@@ -300,7 +340,9 @@ func TestConnectionsCut(t *testing.T) {
 }
 
 // TestKilled100Times kills the table's process with SIGKILL at random points, 100 times, and
-// starts it again each time on the same journal.
+// starts it again each time on the same journal: each run is killed once the consumer has
+// received 0 to 59 more events (0: while the process starts), so that under load the kills
+// still land on a table at work.
 func TestKilled100Times(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fault test")
@@ -327,8 +369,9 @@ func TestKilled100Times(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	kills := 0
 	for kills < 100 {
+		at := rec.count("T1") + rng.IntN(60)
 		cmd := start()
-		time.Sleep(time.Duration(100+rng.IntN(500)) * time.Millisecond)
+		rec.waitFor(t, "T1", at, time.Minute)
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
 		kills++

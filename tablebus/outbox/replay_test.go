@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/sabot-tables/sabot/tablebus"
@@ -104,52 +105,53 @@ func replayTable(t *testing.T, required []string, n int) *outbox.Outbox {
 
 // A required consumer that is down, or misnamed in --require-ack, decides where publishing
 // starts after a restart, but must not make the daemon re-send its backlog for ever (review
-// finding: 2000 events were published 6 times in 8 s).
+// finding: 2000 events were published 6 times in 8 s). Under testing/synctest: 4 s of the
+// outbox's clock, whatever the machine's load.
 func TestAbsentRequiredConsumerNoRetransmitStorm(t *testing.T) {
-	ob := replayTable(t, []string{"engine.E1"}, 2000)
-	bus := &countingBus{}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
-	defer cancel()
-	go ob.Run(ctx, bus)
-	<-ctx.Done()
-	if total, _ := bus.counts(); total > 2*2000 {
-		t.Fatalf("%d publishes of 2000 events while the required consumer was absent", total)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		ob := replayTable(t, []string{"engine.E1"}, 2000)
+		bus := &countingBus{}
+		ctx, cancel := context.WithTimeout(t.Context(), 4*time.Second)
+		defer cancel()
+		ob.Run(ctx, bus)
+		total, of := bus.counts()
+		if total != 2000 || of("1") != 1 || of("2000") != 1 {
+			t.Fatalf("%d publishes of 2000 events in 4 s while the required consumer was absent (event 1 %d times, 2000 %d times), want each once",
+				total, of("1"), of("2000"))
+		}
+	})
 }
 
 // Replay requests are bounded: one consumer has one range queued, of at most 10,000 events,
 // at most one a second; a display flooding requests cannot crowd out an engine's.
 func TestReplayRequestsBounded(t *testing.T) {
-	ob := replayTable(t, nil, 12000)
-	bus := &countingBus{}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	go ob.Run(ctx, bus)
-	for deadline := time.Now().Add(20 * time.Second); ; { // the first publication
-		if total, _ := bus.counts(); total >= 12000 {
-			break
-		}
-		if time.Now().After(deadline) {
-			total, _ := bus.counts()
+	synctest.Test(t, func(t *testing.T) {
+		ob := replayTable(t, nil, 12000)
+		bus := &countingBus{}
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan struct{})
+		go func() { defer close(done); ob.Run(ctx, bus) }()
+		defer func() { cancel(); <-done }()
+		synctest.Wait() // the outbox has published the journal and waits
+		if total, _ := bus.counts(); total != 12000 {
 			t.Fatalf("the journal was not published: %d of 12000", total)
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	// The engine acknowledges everything (so nothing is retransmitted on its behalf)…
-	bus.send("sabot/v1/T1/ack/engine.E1", tablebus.Ack{V: 1, Table: "T1", Consumer: "engine.E1", Seq: 12000, TS: time.Now()})
-	time.Sleep(300 * time.Millisecond)
-	before, _ := bus.counts()
-	// …then asks for event 11990 once while a display floods requests for the whole journal.
-	bus.send("sabot/v1/T1/replay/engine.E1", tablebus.ReplayRequest{V: 1, Table: "T1", Consumer: "engine.E1", From: 11990, To: 11990, TS: time.Now()})
-	for i := range 200 {
-		bus.send("sabot/v1/T1/replay/display.lobby", tablebus.ReplayRequest{V: 1, Table: "T1", Consumer: "display.lobby", From: 1 + uint64(i), To: ^uint64(0), TS: time.Now()})
-	}
-	time.Sleep(3 * time.Second)
-	after, of := bus.counts()
-	if of("11990") < 2 {
-		t.Fatalf("the engine's replay of event 11990 was not served (%d publishes)", of("11990"))
-	}
-	if extra := after - before; extra > 10001 {
-		t.Fatalf("a flood of 200 requests re-published %d events (one request, at most 10,000)", extra)
-	}
+		// The engine acknowledges everything (so nothing is retransmitted on its behalf)…
+		bus.send("sabot/v1/T1/ack/engine.E1", tablebus.Ack{V: 1, Table: "T1", Consumer: "engine.E1", Seq: 12000, TS: time.Now()})
+		synctest.Wait()
+		before, _ := bus.counts()
+		// …then asks for event 11990 once while a display floods requests for the whole journal.
+		bus.send("sabot/v1/T1/replay/engine.E1", tablebus.ReplayRequest{V: 1, Table: "T1", Consumer: "engine.E1", From: 11990, To: 11990, TS: time.Now()})
+		for i := range 200 {
+			bus.send("sabot/v1/T1/replay/display.lobby", tablebus.ReplayRequest{V: 1, Table: "T1", Consumer: "display.lobby", From: 1 + uint64(i), To: ^uint64(0), TS: time.Now()})
+		}
+		time.Sleep(3 * time.Second) // the bubble's clock: the requests are served, the retransmit timer runs
+		after, of := bus.counts()
+		// One request of each: event 11990 once more, and the display's first request cut to
+		// 10,000 events; the other 199 came within a second of it.
+		if of("11990") != 2 || after-before != 10001 {
+			t.Fatalf("after one engine request and 200 display requests: event 11990 published %d times, %d events re-published; want 2 and 10,001",
+				of("11990"), after-before)
+		}
+	})
 }
