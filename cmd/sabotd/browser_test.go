@@ -163,7 +163,13 @@ func TestBrowser(t *testing.T) {
 	}
 	shot := func(name string) {
 		t.Helper()
-		time.Sleep(400 * time.Millisecond) // let the cards' deal animation end
+		// The cards' deal animations (and the alerts' arrival) end first; the endless ones
+		// (the live dot, a held badge) do not count.
+		if got := eval("animations of "+name, `Promise.all(document.getAnimations()
+			.filter(a => a.effect && a.effect.getTiming().iterations !== Infinity)
+			.map(a => a.finished.catch(() => null))).then(() => "done")`); got != "done" {
+			t.Fatalf("screenshot %s: the animations: %s", name, got)
+		}
 		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 		if err != nil {
 			t.Fatalf("screenshot %s: %v", name, err)

@@ -34,9 +34,20 @@ func buildBinaries(t *testing.T) (sabotd, sabot string) {
 type recorder struct {
 	mu   sync.Mutex
 	msgs map[string][]mqttbus.Message
+	more chan struct{} // a message since the last look
+}
+
+func newRecorder() *recorder {
+	return &recorder{msgs: map[string][]mqttbus.Message{}, more: make(chan struct{}, 1)}
 }
 
 func (r *recorder) add(m mqttbus.Message) {
+	defer func() {
+		select {
+		case r.more <- struct{}{}:
+		default:
+		}
+	}()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	key := m.Topic
@@ -67,6 +78,45 @@ func (r *recorder) events(t *testing.T, key string) []tablebus.Event {
 	return out
 }
 
+// waitUntil waits until cond holds, looking again at each message, or fails after limit. One
+// goroutine waits at a time.
+func (r *recorder) waitUntil(t *testing.T, what string, limit time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
+	for !cond() {
+		select {
+		case <-r.more:
+		case <-deadline.C:
+			t.Fatalf("%s: not within %v", what, limit)
+		}
+	}
+}
+
+// stopped reports whether the feed holds the clean stop of session: its offline status, and
+// every secure event up to the status's sequence number (the daemon drains its feed before
+// the status, on the same connection).
+func (r *recorder) stopped(t *testing.T, session uint64) bool {
+	for _, st := range r.statuses(t) {
+		if st.Session == session && !st.Online {
+			sec := r.events(t, "secure")
+			return len(sec) > 0 && sec[len(sec)-1].Seq == st.Seq
+		}
+	}
+	return false
+}
+
+// count returns how many events of type typ the feed key holds.
+func (r *recorder) count(t *testing.T, key string, typ tablebus.Type) int {
+	n := 0
+	for _, e := range r.events(t, key) {
+		if e.Type == typ {
+			n++
+		}
+	}
+	return n
+}
+
 func (r *recorder) statuses(t *testing.T) []tablebus.Status {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -92,7 +142,7 @@ func TestEndToEnd(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
-	rec := &recorder{msgs: map[string][]mqttbus.Message{}}
+	rec := newRecorder()
 	watcher, err := mqttbus.Connect(ctx, mqttbus.Options{URL: br.URL(), ClientID: "e2e-watcher"})
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +161,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { engine.Process.Signal(os.Interrupt); engine.Wait() }()
-	time.Sleep(300 * time.Millisecond) // the engine subscribes
+	br.WaitSubscribed(t, "sabot-engine-T1-check", "sabot/v1/T1/secure/events", 30*time.Second)
 
 	journal := filepath.Join(dir, "T1.db")
 	daemon := func(seed string) string {
@@ -125,7 +175,11 @@ func TestEndToEnd(t *testing.T) {
 		return out.String()
 	}
 	feedText := daemon("7")
-	time.Sleep(500 * time.Millisecond) // the last messages arrive
+	rec.waitUntil(t, "the first run's whole feed", 30*time.Second, func() bool { return rec.stopped(t, 1) })
+	settled := rec.count(t, "secure", tablebus.RoundSettled)
+	rec.waitUntil(t, "the engine's settlement of every round", 30*time.Second, func() bool {
+		return rec.count(t, "engine", tablebus.RoundSettled) >= settled
+	})
 
 	secure := rec.events(t, "secure")
 	public := rec.events(t, "public")
@@ -181,7 +235,7 @@ func TestEndToEnd(t *testing.T) {
 	// A restart continues the sequence numbers, in a new session and a new shoe.
 	lastSeq, session := secure[len(secure)-1].Seq, secure[0].Session
 	daemon("8")
-	time.Sleep(500 * time.Millisecond)
+	rec.waitUntil(t, "the second run's whole feed", 30*time.Second, func() bool { return rec.stopped(t, session+1) })
 	all := rec.events(t, "secure")
 	next := all[len(secure)]
 	shoeOf := func(evs []tablebus.Event) string {

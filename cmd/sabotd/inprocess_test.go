@@ -28,14 +28,17 @@ func TestRunInProcess(t *testing.T) {
 	}
 	// Stopped in the middle of the third shoe.
 	ctx, cancel := context.WithCancel(context.Background())
-	var live syncBuffer
+	live := syncBuffer{more: make(chan struct{}, 1)}
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, args("1"), &live, &errb) }()
-	for deadline := time.Now().Add(time.Minute); !strings.Contains(live.String(), "→"); {
-		if time.Now().After(deadline) {
+	deadline := time.NewTimer(time.Minute)
+	defer deadline.Stop()
+	for !strings.Contains(live.String(), "→") {
+		select {
+		case <-live.more:
+		case <-deadline.C:
 			t.Fatalf("the third shoe never dealt:\n%s", live.String())
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 	cancel()
 	if err := <-done; err != nil {
@@ -53,13 +56,20 @@ func TestRunInProcess(t *testing.T) {
 
 // syncBuffer is a bytes.Buffer safe to read while the daemon writes it.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu   sync.Mutex
+	b    bytes.Buffer
+	more chan struct{} // if not nil, signalled at each write
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.more != nil {
+		select {
+		case s.more <- struct{}{}:
+		default:
+		}
+	}
 	return s.b.Write(p)
 }
 

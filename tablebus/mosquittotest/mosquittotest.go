@@ -10,8 +10,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -22,8 +24,26 @@ type Broker struct {
 	Addr string // 127.0.0.1:port
 	Dir  string // its directory: config, persistence, log
 	cmd  *exec.Cmd
-	log  *bytes.Buffer
+	log  *lockedBuffer
 	conf string
+}
+
+// lockedBuffer is mosquitto's log: written by exec's copying goroutine, read by the test.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // URL returns tcp://addr.
@@ -60,11 +80,13 @@ func Start(t testing.TB, o Options) *Broker {
 	if port == 0 {
 		port = FreePort(t)
 	}
-	b := &Broker{Addr: fmt.Sprintf("127.0.0.1:%d", port), Dir: t.TempDir(), log: &bytes.Buffer{}}
+	b := &Broker{Addr: fmt.Sprintf("127.0.0.1:%d", port), Dir: t.TempDir(), log: &lockedBuffer{}}
 	b.conf = filepath.Join(b.Dir, "mosquitto.conf")
-	conf := fmt.Sprintf("listener %d 127.0.0.1\nallow_anonymous true\npersistence false\nlog_dest stderr\nlog_type error\nlog_type warning\n%s\n", port, o.Extra)
+	// log_type subscribe: each subscription is a line of the log, which Subscribed reads.
+	const logs = "log_dest stderr\nlog_type error\nlog_type warning\nlog_type subscribe\n"
+	conf := fmt.Sprintf("listener %d 127.0.0.1\nallow_anonymous true\npersistence false\n%s%s\n", port, logs, o.Extra)
 	if o.Config != "" {
-		conf = strings.ReplaceAll(o.Config, "{{port}}", strconv.Itoa(port)) + "\nlog_dest stderr\nlog_type error\nlog_type warning\n" + o.Extra + "\n"
+		conf = strings.ReplaceAll(o.Config, "{{port}}", strconv.Itoa(port)) + "\n" + logs + o.Extra + "\n"
 	}
 	if err := os.WriteFile(b.conf, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
@@ -149,6 +171,29 @@ func (b *Broker) Restart(t testing.TB) {
 
 // Log returns what mosquitto wrote.
 func (b *Broker) Log() string { return b.log.String() }
+
+// Subscribed reports whether the client clientID has subscribed to filter since the broker was
+// started by the test (mosquitto logs "<time>: <client> <qos> <filter>" for each).
+func (b *Broker) Subscribed(clientID, filter string) bool {
+	return regexp.MustCompile(`(?m)^\d+: ` + regexp.QuoteMeta(clientID) + ` [012] ` + regexp.QuoteMeta(filter) + `$`).MatchString(b.Log())
+}
+
+// WaitSubscribed waits until the client clientID has subscribed to filter, or fails the test
+// after limit: a test that needs a consumer listening waits for that, not for some time.
+func (b *Broker) WaitSubscribed(t testing.TB, clientID, filter string, limit time.Duration) {
+	t.Helper()
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for !b.Subscribed(clientID, filter) {
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			t.Fatalf("mosquittotest: %s has not subscribed to %s after %v; the broker's log:\n%s", clientID, filter, limit, b.Log())
+		}
+	}
+}
 
 // FreePort returns a TCP port free on 127.0.0.1 now.
 func FreePort(t testing.TB) int {
