@@ -40,7 +40,7 @@ import (
 
 func main() {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	stop := onSignals(cancel, os.Stderr, os.Exit)
+	stop := onSignals(cancel, os.Stderr, os.Exit, stopDeadline)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	if err != nil {
@@ -60,8 +60,9 @@ const stopDeadline = 10 * time.Second
 
 // onSignals makes the first SIGINT or SIGTERM a clean stop (cancel: the devices halt, the
 // offline status is published) and the second an exit at once, for an operator who will not
-// wait. It returns a function that stops listening and returns when its goroutine has.
-func onSignals(cancel context.CancelCauseFunc, stderr io.Writer, exit func(int)) (stop func()) {
+// wait; a stop still running after deadline exits too. It returns a function that stops
+// listening and returns when its goroutine has.
+func onSignals(cancel context.CancelCauseFunc, stderr io.Writer, exit func(int), deadline time.Duration) (stop func()) {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
@@ -76,14 +77,14 @@ func onSignals(cancel context.CancelCauseFunc, stderr io.Writer, exit func(int))
 			return
 		}
 		cancel(fmt.Errorf("%w (%v)", errSignal, first))
-		deadline := time.NewTimer(stopDeadline)
-		defer deadline.Stop()
+		late := time.NewTimer(deadline)
+		defer late.Stop()
 		select {
 		case s := <-sigs:
 			fmt.Fprintf(stderr, "sabotd: %v again while stopping: exiting at once, without the clean stop\n", s)
 			exit(1)
-		case <-deadline.C:
-			fmt.Fprintf(stderr, "sabotd: still stopping %v after %v: exiting; the goroutines follow\n", stopDeadline, first)
+		case <-late.C:
+			fmt.Fprintf(stderr, "sabotd: still stopping %v after the signal (%v): exiting; the goroutines follow\n", deadline, first)
 			pprof.Lookup("goroutine").WriteTo(stderr, 2)
 			exit(1)
 		case <-done:

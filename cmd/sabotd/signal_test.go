@@ -577,3 +577,44 @@ func (w frozenWriter) Write(p []byte) (int, error) {
 	}
 	return w.w.Write(p)
 }
+
+// TestOnSignals: the first SIGTERM cancels with the signal as the cause; then a second one, or
+// the deadline, exits 1 with one line (the deadline's followed by the goroutines' stacks).
+func TestOnSignals(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		second   bool
+		deadline time.Duration
+		line     string
+	}{
+		{"second signal", true, time.Hour, "sabotd: terminated again while stopping: exiting at once, without the clean stop"},
+		{"deadline", false, 50 * time.Millisecond, "sabotd: still stopping 50ms after the signal (terminated): exiting; the goroutines follow"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			var out syncBuffer
+			exited := make(chan int, 1)
+			stop := onSignals(cancel, &out, func(code int) { exited <- code }, tc.deadline)
+			defer stop()
+			syscall.Kill(os.Getpid(), syscall.SIGTERM)
+			<-ctx.Done()
+			if got := context.Cause(ctx).Error(); got != "signal (terminated)" {
+				t.Errorf("cause %q", got)
+			}
+			if tc.second {
+				syscall.Kill(os.Getpid(), syscall.SIGTERM)
+			}
+			if code := <-exited; code != 1 {
+				t.Errorf("exit %d", code)
+			}
+			first, rest, _ := strings.Cut(out.String(), "\n")
+			if first != tc.line {
+				t.Errorf("%q\nwant %q", first, tc.line)
+			}
+			if !tc.second && !strings.Contains(rest, "runtime/pprof.writeGoroutineStacks") {
+				t.Errorf("no stacks after the line:\n%s", rest)
+			}
+		})
+	}
+}
