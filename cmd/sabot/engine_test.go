@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -44,6 +45,21 @@ func TestDaemonKilled(t *testing.T) {
 	var mu sync.Mutex
 	var got []consumer.Delivery
 	var alarms []string
+	more := make(chan struct{}, 1) // a delivery since the last look
+	received := func() int { mu.Lock(); defer mu.Unlock(); return len(got) }
+	// waitReceived waits until the recorder has n events, or fails after limit.
+	waitReceived := func(n int, limit time.Duration) {
+		t.Helper()
+		deadline := time.NewTimer(limit)
+		defer deadline.Stop()
+		for received() < n {
+			select {
+			case <-more:
+			case <-deadline.C:
+				t.Fatalf("the recorder has %d events of %d after %v", received(), n, limit)
+			}
+		}
+	}
 	c, err := consumer.New(consumer.Options{ID: "surveillance.rec", Tables: []string{"T1"}, Feed: tablebus.Secure,
 		Ack: consumer.AckDelivered, From: map[string]uint64{"T1": 0}})
 	if err != nil {
@@ -54,6 +70,14 @@ func TestDaemonKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cl.Close()
+	var engineAck atomic.Uint64 // the engine's acknowledgement: how far it has followed
+	if err := cl.Subscribe(ctx, tablebus.Topics{Table: "T1"}.Ack("engine.E1"), 1, func(m mqttbus.Message) {
+		if a, err := tablebus.DecodeAck(m.Topic, m.Payload); err == nil {
+			engineAck.Store(max(engineAck.Load(), a.Seq))
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
 	engAlarms := &bytes.Buffer{}
 	var emu sync.Mutex
 	if err := cl.Subscribe(ctx, "sabot/v1/T1/secure/engine/+", 1, func(m mqttbus.Message) {
@@ -66,7 +90,16 @@ func TestDaemonKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	go c.Run(ctx, cl, consumer.Funcs{
-		OnEvent: func(d consumer.Delivery) error { mu.Lock(); got = append(got, d); mu.Unlock(); return nil },
+		OnEvent: func(d consumer.Delivery) error {
+			mu.Lock()
+			got = append(got, d)
+			mu.Unlock()
+			select {
+			case more <- struct{}{}:
+			default:
+			}
+			return nil
+		},
 		OnAlarm: func(a consumer.Alarm) { mu.Lock(); alarms = append(alarms, a.String()); mu.Unlock() },
 	})
 
@@ -89,10 +122,13 @@ func TestDaemonKilled(t *testing.T) {
 		}
 		return cmd
 	}
+	// Each run is killed once the recorder has received 0 to 149 more events (0: while the
+	// daemon starts): kills land on a daemon at work, however loaded the machine.
 	rng := rand.New(rand.NewPCG(3, 3))
 	for range 10 {
+		at := received() + rng.IntN(150)
 		d := daemon()
-		time.Sleep(time.Duration(300+rng.IntN(1200)) * time.Millisecond)
+		waitReceived(at, time.Minute)
 		d.Process.Signal(syscall.SIGKILL)
 		d.Wait()
 	}
@@ -106,16 +142,9 @@ func TestDaemonKilled(t *testing.T) {
 	}
 	defer j.Close()
 	last := j.NextSeq() - 1
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		mu.Lock()
-		n := len(got)
-		mu.Unlock()
-		if uint64(n) >= last || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitReceived(int(last), 30*time.Second)
+	// The engine has followed to the end: any bus alarm it raised is in.
+	eventually(t, "the engine's acknowledgement of the last event", 30*time.Second, func() bool { return engineAck.Load() >= last })
 	mu.Lock()
 	defer mu.Unlock()
 	for _, a := range alarms {
@@ -134,7 +163,6 @@ func TestDaemonKilled(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond)
 	emu.Lock()
 	defer emu.Unlock()
 	if engAlarms.Len() > 0 {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -48,17 +49,24 @@ func watchRun(t *testing.T, ctx context.Context, args ...string) (stdout, stderr
 	return stdout, stderr, done
 }
 
+// eventually waits until f holds, looking every 20 ms, or fails after within.
 func eventually(t *testing.T, what string, within time.Duration, f func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for time.Now().Before(deadline) {
-		if f() {
-			return
+	deadline := time.NewTimer(within)
+	defer deadline.Stop()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for !f() {
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			t.Fatalf("%s: not within %v", what, within)
 		}
-		time.Sleep(100 * time.Millisecond)
 	}
-	t.Fatalf("%s: not within %v", what, within)
 }
+
+// watchClient is the MQTT client id sabot watch --id id uses in this process.
+func watchClient(id string) string { return fmt.Sprintf("sabot-watch-%s-%d", id, os.Getpid()) }
 
 // TestWatch follows a simulated table through a real mosquitto with each of sabot watch's
 // views: --json tails the verified payloads in order, --lines says them in words, and --http
@@ -87,7 +95,9 @@ func TestWatch(t *testing.T) {
 		}
 		return m != nil
 	})
-	time.Sleep(500 * time.Millisecond) // the consumers subscribe
+	br.WaitSubscribed(t, watchClient("display.watch"), "sabot/v1/T1/public/events", 20*time.Second)
+	br.WaitSubscribed(t, watchClient("surveillance.lines"), "sabot/v1/+/secure/events", 20*time.Second)
+	br.WaitSubscribed(t, watchClient("surveillance.test"), "sabot/v1/+/secure/events", 20*time.Second)
 
 	daemon := exec.CommandContext(ctx, filepath.Join(dir, "sabotd"), "--sim", "--shoe", "reader", "--sim-seed", "3", "--sim-pace", "40ms",
 		"--mqtt", br.URL(), "--journal", filepath.Join(dir, "T1.db"), "--quiet", "--table", "T1")
@@ -239,7 +249,9 @@ func seqs(msgs []mqttbus.Message) []uint64 {
 	return out
 }
 
-// retainedAck reads the acknowledgement the broker retains for id, as a new client gets it.
+// retainedAck reads the acknowledgement the broker retains for id, as a new client gets it. The
+// retained messages of a subscription come before anything published after it: a marker
+// published on the same filter says that whatever was retained has arrived.
 func retainedAck(t *testing.T, ctx context.Context, url, id string) (tablebus.Ack, bool) {
 	t.Helper()
 	cl, err := mqttbus.Connect(ctx, mqttbus.Options{URL: url, ClientID: "ack-reader"})
@@ -247,32 +259,42 @@ func retainedAck(t *testing.T, ctx context.Context, url, id string) (tablebus.Ac
 		t.Fatal(err)
 	}
 	defer cl.Close()
-	got := make(chan mqttbus.Message, 1)
+	got := make(chan mqttbus.Message, 16)
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
-	topic := tablebus.Topics{Table: "T1"}.Ack(id)
-	if err := cl.Subscribe(sctx, topic, 1, func(m mqttbus.Message) {
+	topics := tablebus.Topics{Table: "T1"}
+	if err := cl.Subscribe(sctx, topics.Acks(), 1, func(m mqttbus.Message) {
 		select {
 		case got <- m:
-		default:
+		case <-sctx.Done():
 		}
 	}); err != nil {
 		t.Fatal(err)
 	}
-	// A retained message comes right after the subscription's acknowledgement, which Subscribe
-	// waited for: a second of silence on loopback means there is none.
-	select {
-	case m := <-got:
-		if !m.Retained {
-			t.Fatalf("%s: a message not retained", topic)
+	marker := topics.Ack("test.marker")
+	if err := cl.Publish(ctx, marker, []byte("marker"), 1, false); err != nil {
+		t.Fatal(err)
+	}
+	var a tablebus.Ack
+	found := false
+	for {
+		select {
+		case m := <-got:
+			switch {
+			case m.Topic == marker:
+				return a, found
+			case m.Topic == topics.Ack(id):
+				if !m.Retained {
+					continue // published since the subscription
+				}
+				if a, err = tablebus.DecodeAck(m.Topic, m.Payload); err != nil {
+					t.Fatal(err)
+				}
+				found = true
+			}
+		case <-ctx.Done():
+			t.Fatal("no marker back from the broker")
 		}
-		a, err := tablebus.DecodeAck(m.Topic, m.Payload)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return a, true
-	case <-time.After(time.Second):
-		return tablebus.Ack{}, false
 	}
 }
 
@@ -324,6 +346,7 @@ func TestWatchAcknowledges(t *testing.T) {
 
 	wctx, stopWatch := context.WithCancel(ctx)
 	out, errOut, done := watchRun(t, wctx, "--mqtt", br.URL(), "--table", "T1", "--secure", "--json", "--id", id)
+	br.WaitSubscribed(t, watchClient(id), "sabot/v1/T1/secure/events", 20*time.Second)
 	daemon := exec.CommandContext(ctx, filepath.Join(dir, "sabotd"), "--sim", "--shoe", "reader", "--sim-seed", "5", "--sim-pace", "20ms",
 		"--mqtt", px.URL(), "--journal", filepath.Join(dir, "T1.db"), "--quiet", "--table", "T1", "--require-ack", id)
 	var dlog syncBuffer
@@ -333,7 +356,7 @@ func TestWatchAcknowledges(t *testing.T) {
 	}
 	defer func() { daemon.Process.Signal(os.Interrupt); daemon.Wait() }()
 
-	// The watch prints events and acknowledges them, retained.
+	// The watch prints events from the first and acknowledges them, retained.
 	eventually(t, "30 events printed", 60*time.Second, func() bool { return strings.Count(out.String(), "\n") >= 30 })
 	eventually(t, "an acknowledgement retained", 10*time.Second, func() bool {
 		a, ok := retainedAck(t, ctx, br.URL(), id)
@@ -344,6 +367,9 @@ func TestWatchAcknowledges(t *testing.T) {
 		t.Fatalf("sabot watch: %v\n%s", err, errOut)
 	}
 	printed := jsonSeqs(t, out.String())
+	if printed[0] != 1 {
+		t.Fatalf("the watch, subscribed before the daemon started, printed from event %d", printed[0])
+	}
 	a, ok := retainedAck(t, ctx, br.URL(), id)
 	// Stopping, it acknowledged everything it printed.
 	if !ok || a.Consumer != id || a.Seq != printed[len(printed)-1] {
