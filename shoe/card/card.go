@@ -247,3 +247,50 @@ func Deck() []Card {
 	}
 	return d
 }
+
+// Named returns the cards a text names, in order, once per mention: every word that is a card
+// in the notation of RULES.md §0 ("Kd", "10h", "KD") or in Pretty's form ("K♦", "10♥", and the
+// white suits ♤♡♢♧). A word is bounded by the text's ends or by anything but an ASCII letter or
+// digit. It is how Sabot checks that words carry no card identity (a void's reason, the feed's
+// free text): a card's identity travels only in a card field.
+func Named(s string) []Card {
+	alnum := func(b byte) bool { return b >= '0' && b <= '9' || b >= 'A' && b <= 'Z' || b >= 'a' && b <= 'z' }
+	var out []Card
+	for i := 0; i < len(s); i++ {
+		if i > 0 && alnum(s[i-1]) {
+			continue
+		}
+		j, r := i, -1
+		switch {
+		case strings.HasPrefix(s[i:], "10"):
+			j, r = i+2, int(Ten)
+		default:
+			if k := strings.IndexByte(rankChars, s[i]); k >= 0 {
+				j, r = i+1, k+1
+			}
+		}
+		if r < 0 || j >= len(s) {
+			continue
+		}
+		suit, n := -1, 0
+		if k := strings.IndexByte(suitChars, s[j]|0x20); k >= 0 && s[j] >= 'A' {
+			suit, n = k, 1
+		} else {
+			for k, sym := range suitSymbols {
+				for _, x := range sym {
+					if strings.HasPrefix(s[j:], x) {
+						suit, n = k, len(x)
+					}
+				}
+			}
+		}
+		if suit < 0 || j+n < len(s) && alnum(s[j+n]) {
+			continue
+		}
+		out = append(out, New(Rank(r), Suit(suit)))
+	}
+	return out
+}
+
+// suitSymbols are the suits' symbols, black and white, in Suit order.
+var suitSymbols = [4][2]string{{"♠", "♤"}, {"♥", "♡"}, {"♦", "♢"}, {"♣", "♧"}}

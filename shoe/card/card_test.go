@@ -3,6 +3,7 @@ package card
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -109,4 +110,30 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("round trip %q -> %s -> %v %v", s, c, back, err)
 		}
 	})
+}
+
+func TestNamed(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want string
+	}{
+		{"manual entry of Kd", "Kd"},
+		{`{"card":"Qh","cards":["3c","10s"]}`, "Qh 3c Ts"},
+		{"exchange:Kd,3c", "Kd 3c"},
+		{"dealer turns K♦ and 10♥, then ♡", "Kd Th"},
+		{"the white A♤ and 7♧", "As 7c"},
+		{"KD AS", "Kd As"},
+		{"Kdx xKd 1Kd K d Kd1 2026-01-01T00:00:08.5Z", ""},
+		{"banker stands on 6; player wins 7 to 5; seat 2 busts with 26", ""},
+		{"T1-000001 #12 sig _Kd- 4s.", "Kd 4s"}, // base64url can spell a card: scan bodies, not seals
+		{"", ""},
+	} {
+		var got []string
+		for _, c := range Named(tc.text) {
+			got = append(got, c.String())
+		}
+		if g := strings.Join(got, " "); g != tc.want {
+			t.Errorf("Named(%q) = %q, want %q", tc.text, g, tc.want)
+		}
+	}
 }
