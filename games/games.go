@@ -173,11 +173,31 @@ func (n Need) String() string {
 			s += fmt.Sprintf(" hand %d", n.Hand+1)
 		}
 		if len(n.Options) > 0 {
-			s += ": " + strings.Join(n.Options, " ")
+			s += ": " + strings.Join(optionWords(n.Options), " ")
 		}
 		return s
 	}
 	return "round complete"
+}
+
+// optionWords says the options without the cards any of them names (draw poker's
+// "exchange:Kd,3c"): those are said once by their verb, "exchange:…". Words name no card: a
+// card's identity travels on the feed only in a card field (RULES.md §1 "Hidden cards").
+func optionWords(opts []string) []string {
+	var out []string
+	said := map[string]bool{}
+	for _, o := range opts {
+		verb, arg, ok := strings.Cut(o, ":")
+		if _, err := card.ParseList(arg); !ok || err != nil {
+			out = append(out, o)
+			continue
+		}
+		if !said[verb] {
+			said[verb] = true
+			out = append(out, verb+":…")
+		}
+	}
+	return out
 }
 
 // Step is what an engine says after a card or a decision.

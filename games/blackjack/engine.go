@@ -506,7 +506,7 @@ func (e *Engine) applyCard(c card.Card) {
 			}
 			e.dealer = append(e.dealer, c)
 			if len(e.dealer) == 1 {
-				e.say("dealer's up card %s", c)
+				e.say("dealer's up card: %s", upWords(c))
 			}
 			return
 		}
@@ -527,6 +527,21 @@ func (e *Engine) applyCard(c card.Card) {
 		default:
 			e.say("%s has %s", e.dealerName(), describe(t, soft))
 		}
+	}
+}
+
+// upWords says the dealer's up card by what it counts, never by its identity (the card is on
+// the feed in its own field; words name no card): "an ace", "a ten", "a 6".
+func upWords(c card.Card) string {
+	switch r := c.Rank(); {
+	case r == card.Ace:
+		return "an ace"
+	case r >= card.Ten:
+		return "a ten"
+	case r == card.Eight:
+		return "an 8"
+	default:
+		return "a " + r.String()
 	}
 }
 
@@ -614,7 +629,7 @@ func (e *Engine) afterInsurance() {
 		if Natural(e.dealer[0], e.dealer[1]) {
 			e.holeUp = true
 			e.step.Reveal = append(e.step.Reveal, e.hole)
-			e.say("dealer peeks: blackjack (%s %s)", e.dealer[0], e.dealer[1])
+			e.say("dealer peeks: blackjack")
 			for _, bx := range e.boxes {
 				bx.hands[0].done = true
 			}
@@ -885,9 +900,9 @@ func (e *Engine) dealerStarts() {
 		e.step.Reveal = append(e.step.Reveal, e.hole)
 		t, soft := Score(e.dealer)
 		if Natural(e.dealer[0], e.dealer[1]) {
-			e.say("dealer turns the hole card %s: blackjack", e.dealer[1])
+			e.say("dealer turns the hole card: blackjack")
 		} else {
-			e.say("dealer turns the hole card %s: %s", e.dealer[1], describe(t, soft))
+			e.say("dealer turns the hole card: %s", describe(t, soft))
 		}
 	}
 	if e.game == GameChallenge21 {

@@ -419,17 +419,18 @@ func (h *House) Decide(seat int, decision string) (games.Step, error) {
 func (h *House) parseExchange(s *houseSeat, decision, list string) ([]card.Card, error) {
 	cs, err := card.ParseList(list)
 	if err != nil {
-		return nil, h.refuse(s.seat, decision, fmt.Sprintf("not a list of cards: %v", err))
+		return nil, h.refuse(s.seat, "exchange", fmt.Sprintf("not a list of cards: %v", err))
 	}
 	if len(cs) > 2 {
-		return nil, h.refuse(s.seat, decision, fmt.Sprintf("an exchange of %d cards: at most two (RULES.md §5 draw-poker; seed 000 \"a lo más, dos cartas\")", len(cs)))
+		return nil, h.refuse(s.seat, "exchange", fmt.Sprintf("an exchange of %d cards: at most two (RULES.md §5 draw-poker; seed 000 \"a lo más, dos cartas\")", len(cs)))
 	}
 	for i, c := range cs {
 		if !slices.Contains(s.cards, c) {
-			return nil, h.refuse(s.seat, decision, fmt.Sprintf("%s is not in the seat's hand (%s)", c, cardList(s.cards)))
+			// The words name no card: a refusal may reach a feed (RULES.md §1 "Hidden cards").
+			return nil, h.refuse(s.seat, "exchange", fmt.Sprintf("card %d of the exchange is not in the seat's hand", i+1))
 		}
 		if slices.Contains(cs[:i], c) {
-			return nil, h.refuse(s.seat, decision, fmt.Sprintf("%s named twice", c))
+			return nil, h.refuse(s.seat, "exchange", fmt.Sprintf("card %d of the exchange is named twice", i+1))
 		}
 	}
 	return cs, nil

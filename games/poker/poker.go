@@ -2,7 +2,6 @@ package poker
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/sabot-tables/sabot/games"
 	"github.com/sabot-tables/sabot/games/poker/hand"
@@ -78,15 +77,6 @@ func (d *dealt) burn(game string, c card.Card) error {
 	}
 	_, err := d.take(game, c)
 	return err
-}
-
-// cardList writes cards as "As Kd 7h".
-func cardList(cs []card.Card) string {
-	s := make([]string, len(cs))
-	for i, c := range cs {
-		s[i] = c.String()
-	}
-	return strings.Join(s, " ")
 }
 
 // notReady is Outcome's error before the round is complete.
