@@ -54,8 +54,12 @@ type Read struct {
 	Kind     ReadKind
 	Card     card.Card // ReadCard
 	BurnMode bool      // the shoe was in its burn mode
-	Detail   string    // ReadUnreadable: why (the reader's reason, the raw line)
-	Time     time.Time
+	// ReadUnreadable: why, in words that name no card; the cards the reader saw without
+	// agreeing on one (a camera's frames); the device's damaged line, as it came.
+	Detail string
+	Seen   []card.Card
+	Raw    string
+	Time   time.Time
 }
 
 // OpenRound: no more bets; the round starts with these bets.

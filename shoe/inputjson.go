@@ -24,6 +24,8 @@ type inputJSON struct {
 	Card     card.Card    `json:"card,omitempty"`
 	BurnMode bool         `json:"burn_mode,omitempty"`
 	Detail   string       `json:"detail,omitempty"`
+	Seen     []card.Card  `json:"seen,omitempty"`
+	Raw      string       `json:"raw,omitempty"`
 	Bets     []games.Bet  `json:"bets,omitempty"`
 	Seat     int          `json:"seat,omitempty"`
 	Choice   string       `json:"choice,omitempty"`
@@ -46,7 +48,7 @@ func MarshalInput(in Input) ([]byte, error) {
 	case CutCardPlaced:
 		j.Kind, j.Behind, j.By = "cutcard", in.Behind, in.Dealer
 	case Read:
-		j.Kind, j.Read, j.Card, j.BurnMode, j.Detail = "read", in.Kind, in.Card, in.BurnMode, in.Detail
+		j.Kind, j.Read, j.Card, j.BurnMode, j.Detail, j.Seen, j.Raw = "read", in.Kind, in.Card, in.BurnMode, in.Detail, in.Seen, in.Raw
 	case OpenRound:
 		j.Kind, j.Bets = "bets", in.Bets
 	case PlayerDecision:
@@ -91,7 +93,7 @@ func UnmarshalInput(b []byte) (Input, error) {
 	case "cutcard":
 		return CutCardPlaced{Behind: j.Behind, Dealer: j.By, Time: t}, nil
 	case "read":
-		return Read{Kind: j.Read, Card: j.Card, BurnMode: j.BurnMode, Detail: j.Detail, Time: t}, nil
+		return Read{Kind: j.Read, Card: j.Card, BurnMode: j.BurnMode, Detail: j.Detail, Seen: j.Seen, Raw: j.Raw, Time: t}, nil
 	case "bets":
 		return OpenRound{Bets: j.Bets, Time: t}, nil
 	case "decision":

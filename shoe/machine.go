@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/sabot-tables/sabot/games"
@@ -315,7 +316,7 @@ func (m *Machine) step(o *out, in Input) error {
 	case PlayerDecision:
 		return m.decide(o, in)
 	case ManualCard:
-		return refused("manual entry of %s: no card is held", in.Card)
+		return refused("manual entry: no card is held")
 	case VoidRound:
 		return refused("void: nothing is held")
 	case TableAction:
@@ -329,8 +330,12 @@ func (m *Machine) step(o *out, in Input) error {
 		if err != nil {
 			return fmt.Errorf("shoe: %w: %w", ErrRefused, err)
 		}
+		d, err := tablebus.DetailOf(detail)
 		o.add(tablebus.Event{Type: tablebus.TableAction, Seat: in.Action.Seat, Choice: in.Action.Action, Amount: in.Action.Amount,
-			By: in.Dealer, Detail: detail, EngineState: m.engineState()})
+			By: in.Dealer, Detail: d, EngineState: m.engineState()})
+		if err != nil {
+			m.fault(o, FaultEngine, fmt.Sprintf("the game's state after %s cannot be published: %v", in.Action.Action, err), false)
+		}
 	case LeftCounted:
 		if m.phase != Counting {
 			return refused("count of the cards left while the shoe is %s", m.phase)
@@ -357,9 +362,12 @@ func (m *Machine) newCards(o *out, in NewCards) error {
 	o.add(tablebus.Event{Type: tablebus.ShoeLoaded, Game: m.game, Decks: m.cfg.Proc.Decks, Count: in.Counts.Total(), EngineState: m.engineState()})
 	// RULES.md §1 "Deck verification": each of the 52 cards exactly N times, nothing else.
 	if d := card.Diff(want, in.Counts); len(d) > 0 {
-		problem := card.DescribeDiff(d)
-		o.add(tablebus.Event{Type: tablebus.DecksVerified, Decks: m.cfg.Proc.Decks, Count: in.Counts.Total(), OK: ptr(false), Problem: problem})
-		m.fault(o, FaultDeck, fmt.Sprintf("%d cards read, %d expected: %s", in.Counts.Total(), want.Total(), problem), true)
+		missing, extra := split(d)
+		problem := diffWords(missing, extra)
+		o.add(tablebus.Event{Type: tablebus.DecksVerified, Decks: m.cfg.Proc.Decks, Count: in.Counts.Total(), OK: ptr(false), Problem: problem,
+			Missing: missing, Extra: extra})
+		m.faultEv(o, tablebus.Event{Code: FaultDeck, Problem: fmt.Sprintf("%d cards read, %d expected: %s", in.Counts.Total(), want.Total(), problem),
+			Missing: missing, Extra: extra}, true)
 		return nil
 	}
 	o.add(tablebus.Event{Type: tablebus.DecksVerified, Decks: m.cfg.Proc.Decks, Count: in.Counts.Total(), OK: ptr(true)})
@@ -402,7 +410,7 @@ func (m *Machine) dealing() bool { return m.phase >= Burning && m.phase <= InRou
 // stray counts a card that left the shoe without a place in the shoe's procedure: taken from
 // the shoe's composition (or recorded as foreign) and counted as dealt, or as burned during the
 // burn, so that position and count always agree (pos = dealt + burned + foreign).
-func (m *Machine) stray(in Read) {
+func (m *Machine) stray(in Read) *card.Card {
 	switch {
 	case in.Kind == ReadCard && !m.take(in.Card):
 		m.foreign = append(m.foreign, in.Card)
@@ -410,7 +418,9 @@ func (m *Machine) stray(in Read) {
 		m.countUnplaced(in.Card)
 	default:
 		m.countUnplaced(card.None)
+		return nil
 	}
+	return &in.Card
 }
 
 func (m *Machine) read(o *out, in Read) error {
@@ -419,8 +429,9 @@ func (m *Machine) read(o *out, in Read) error {
 	}
 	m.pos++
 	if !m.dealing() {
-		m.stray(in)
-		m.fault(o, FaultUnexpected, fmt.Sprintf("a card came out of the shoe while it is %s", m.phase), m.phase > Idle && m.phase < Counting)
+		c := m.stray(in)
+		m.faultEv(o, tablebus.Event{Code: FaultUnexpected, Problem: fmt.Sprintf("a card came out of the shoe while it is %s", m.phase),
+			Card: c, Pos: m.pos}, m.phase > Idle && m.phase < Counting)
 		return nil
 	}
 	if in.Kind == ReadUnreadable {
@@ -429,25 +440,28 @@ func (m *Machine) read(o *out, in Read) error {
 		if in.Detail != "" {
 			detail += ": " + in.Detail
 		}
-		m.fault(o, FaultMisread, detail+"; enter it by hand or void the round", true)
+		m.faultEv(o, tablebus.Event{Code: FaultMisread, Problem: detail + "; enter it by hand or void the round", Pos: m.pos,
+			Cards: in.Seen, Raw: in.Raw}, true)
 		return nil
 	}
 	if !m.take(in.Card) {
 		m.foreign = append(m.foreign, in.Card)
-		m.fault(o, FaultForeign, fmt.Sprintf("%s at position %d: the shoe's %d decks hold no more %s (a foreign or counterfeit card)", in.Card, m.pos, m.cfg.Proc.Decks, in.Card), true)
+		m.faultEv(o, tablebus.Event{Code: FaultForeign, Card: &in.Card, Pos: m.pos,
+			Problem: fmt.Sprintf("the shoe's %d decks hold no more of the card at position %d (a foreign or counterfeit card)", m.cfg.Proc.Decks, m.pos)}, true)
 		return nil
 	}
 	if in.BurnMode && m.phase == InRound && m.eng.Need().Kind != games.NeedBurn {
 		// The shoe's panel says the dealer is burning, the game wants a card for a hand: the
 		// card is not placed on doubt.
 		m.burned++
-		m.fault(o, FaultOutOfTurn, fmt.Sprintf("%s came out in the shoe's burn mode while the game needs %s", in.Card, m.eng.Need()), true)
+		m.faultEv(o, tablebus.Event{Code: FaultOutOfTurn, Card: &in.Card, Pos: m.pos,
+			Problem: fmt.Sprintf("a card came out in the shoe's burn mode while the game needs %s", m.eng.Need())}, true)
 		return nil
 	}
 	if in.BurnMode && m.phase == Between {
 		// A burn between rounds, in the shoe's burn mode: the dealer's discretionary burn.
 		m.burned++
-		o.add(tablebus.Event{Type: tablebus.Burn, Card: &in.Card, Face: ptr(games.FaceDown), Pos: m.pos})
+		o.add(tablebus.Event{Type: tablebus.Burn, Card: &in.Card, Face: ptr(tablebus.FaceDown), Pos: m.pos})
 		m.checkStop(o)
 		return nil
 	}
@@ -465,10 +479,10 @@ func (m *Machine) place(o *out, c card.Card, man *tablebus.Manual) error {
 			// are burned face down.
 			m.firstShown = true
 			m.burnLeft = m.cfg.Proc.burnCount(c)
-			o.add(tablebus.Event{Type: tablebus.Burn, Card: &c, Face: ptr(games.FaceUp), Pos: m.pos, Count: m.burnLeft, Manual: man})
+			o.add(tablebus.Event{Type: tablebus.Burn, Card: &c, Face: ptr(tablebus.FaceUp), Pos: m.pos, Count: m.burnLeft, Manual: man})
 		} else {
 			m.burnLeft--
-			o.add(tablebus.Event{Type: tablebus.Burn, Card: &c, Face: ptr(games.FaceDown), Pos: m.pos, Count: m.burnLeft, Manual: man})
+			o.add(tablebus.Event{Type: tablebus.Burn, Card: &c, Face: ptr(tablebus.FaceDown), Pos: m.pos, Count: m.burnLeft, Manual: man})
 		}
 		if m.burnLeft <= 0 {
 			m.phase = Between
@@ -482,12 +496,13 @@ func (m *Machine) place(o *out, c card.Card, man *tablebus.Manual) error {
 			// A card before any round could open (no bets where the game needs them, no
 			// bank): it left the shoe, so it is counted, and the table is held.
 			m.dealt++
-			m.fault(o, FaultNoRound, fmt.Sprintf("%s came out before a round could open (%v)", c, err), true)
+			m.faultEv(o, tablebus.Event{Code: FaultNoRound, Card: &c, Pos: m.pos,
+				Problem: fmt.Sprintf("a card came out before a round could open (%v)", err)}, true)
 			return nil
 		}
 		if m.phase != InRound { // the round needed no card
 			m.dealt++
-			m.fault(o, FaultOutOfTurn, fmt.Sprintf("%s came out for a round that needs no card", c), true)
+			m.faultEv(o, tablebus.Event{Code: FaultOutOfTurn, Card: &c, Pos: m.pos, Problem: "a card came out for a round that needs no card"}, true)
 			return nil
 		}
 	}
@@ -498,15 +513,15 @@ func (m *Machine) place(o *out, c card.Card, man *tablebus.Manual) error {
 	switch need.Kind {
 	case games.NeedCard:
 		step, err = m.eng.Card(c)
-		ev.To, ev.Face = &need.To, &need.Face
+		ev.To, ev.Face = ptr(tablebus.PlaceOf(need.To)), ptr(tablebus.FaceOf(need.Face))
 	case games.NeedDecision:
 		// A card while the engine waits for a decision: the engine decides what it means
 		// (blackjack: a card to the same hand is a hit).
 		step, err = m.eng.Card(c)
-		ev.To, ev.Face = &games.Place{Name: "box", Seat: need.Seat, Hand: need.Hand}, ptr(games.FaceUp)
+		ev.To, ev.Face = &tablebus.Place{Name: "box", Seat: need.Seat, Hand: need.Hand}, ptr(tablebus.FaceUp)
 	case games.NeedBurn:
 		step, err = m.eng.Burn(c)
-		ev.Type, ev.Face = tablebus.Burn, ptr(games.FaceDown)
+		ev.Type, ev.Face = tablebus.Burn, ptr(tablebus.FaceDown)
 	default:
 		err = games.OutOfTurn(m.game, c, "the round is complete")
 	}
@@ -516,13 +531,15 @@ func (m *Machine) place(o *out, c card.Card, man *tablebus.Manual) error {
 			// Not a rule but a failure of the engine: the card left the shoe all the same, so it
 			// is counted, and nothing is settled on doubt.
 			m.dealt++
-			m.fault(o, FaultEngine, fmt.Sprintf("the game engine failed on %s: %v; void the round", c, err), true)
+			m.faultEv(o, tablebus.Event{Code: FaultEngine, Card: &c, Pos: m.pos,
+				Problem: fmt.Sprintf("the game engine failed on the card: %v; void the round", err)}, true)
 			return nil
 		}
 		// The engine refused the card: it is not one of the round's cards (Step.Reveal counts
-		// only the cards the engine took), but it left the shoe and is counted as dealt.
+		// only the cards the engine took), but it left the shoe and is counted as dealt. The
+		// card goes in its field, the rule in words (RuleError.What is the card).
 		m.dealt++
-		m.fault(o, FaultOutOfTurn, err.Error(), true)
+		m.faultEv(o, tablebus.Event{Code: FaultOutOfTurn, Card: &c, Pos: m.pos, Problem: ruleWords(re)}, true)
 		return nil
 	}
 	if ev.Type == tablebus.Burn {
@@ -531,7 +548,7 @@ func (m *Machine) place(o *out, c card.Card, man *tablebus.Manual) error {
 		m.dealt++
 	}
 	m.track(c)
-	if *ev.Face == games.FaceDown {
+	if *ev.Face == tablebus.FaceDown {
 		if m.hidden == nil {
 			m.hidden = map[int]card.Card{}
 		}
@@ -569,7 +586,7 @@ func (m *Machine) reveal(o *out, step games.Step) {
 			continue
 		}
 		c := m.roundCards[i]
-		e := tablebus.Event{Type: tablebus.Revealed, Pos: m.roundPos[i], Face: ptr(games.FaceUp)}
+		e := tablebus.Event{Type: tablebus.Revealed, Pos: m.roundPos[i], Face: ptr(tablebus.FaceUp)}
 		if c.Valid() {
 			e.Card = &c
 		}
@@ -588,7 +605,7 @@ func (m *Machine) openRound(o *out, bets []games.Bet) error {
 	m.roundPos, m.roundCards, m.hidden = nil, nil, nil
 	m.bets = bets
 	m.phase = InRound
-	o.add(tablebus.Event{Type: tablebus.RoundOpened, Game: m.game, Bets: bets})
+	o.add(tablebus.Event{Type: tablebus.RoundOpened, Game: m.game, Bets: tablebus.BetsOf(bets)})
 	if m.eng.Need().Kind == games.NeedDone { // nobody plays: the round needs no card
 		return m.finishRound(o)
 	}
@@ -600,14 +617,27 @@ func (m *Machine) decide(o *out, in PlayerDecision) error {
 		return refused("decision while the shoe is %s", m.phase)
 	}
 	need := m.eng.Need()
+	// A decision that names cards (draw poker's exchange) names them in its own field, and
+	// never in the words of a refusal.
+	choice, cards := tablebus.SplitDecision(in.Choice)
 	if need.Kind != games.NeedDecision || need.Seat != in.Seat {
-		return refused("seat %d: decision %q not asked for (the game needs: %s)", in.Seat, in.Choice, need)
+		return refused("seat %d: decision %q not asked for (the game needs: %s)", in.Seat, choice, need)
 	}
 	step, err := m.eng.Decide(in.Seat, in.Choice)
 	if err != nil {
+		var re *games.RuleError
+		if errors.As(err, &re) {
+			w := *re
+			w.What, _ = tablebus.SplitDecision(re.What)
+			err = &w
+		}
 		return fmt.Errorf("shoe: %w: %w", ErrRefused, err)
 	}
-	o.add(tablebus.Event{Type: tablebus.Decision, Seat: in.Seat, Hand: need.Hand, Choice: in.Choice})
+	ev := tablebus.Event{Type: tablebus.Decision, Seat: in.Seat, Hand: need.Hand, Choice: choice, Cards: cards}
+	if cards != nil {
+		ev.Count = len(cards)
+	}
+	o.add(ev)
 	m.reveal(o, step)
 	m.lastSay = step.Say
 	if m.eng.Need().Kind == games.NeedDone {
@@ -624,51 +654,42 @@ func (m *Machine) finishRound(o *out) error {
 		m.fault(o, FaultEngine, fmt.Sprintf("the round cannot be settled: %v; void the round", err), true)
 		return nil
 	}
-	e := tablebus.Event{Type: tablebus.RoundResult, Game: m.game, Result: oc.Result, Hands: oc.Hands, Dealer: oc.Dealer, Detail: oc.Detail}
-	if len(m.hidden) > 0 {
-		// RULES.md §1 "Hidden cards": cards dealt face down and never turned up (folded or
-		// unshown poker hands) stay off the public feed, with what they would tell.
-		e.PublicHands, e.PublicDealer = publicHands(oc.Hands, oc.Dealer, m.hidden)
-		e.HideDetail = true
+	e, settled, err := tablebus.ResultOf(oc)
+	if err != nil {
+		m.fault(o, FaultEngine, fmt.Sprintf("the round's result cannot be published: %v; void the round", err), true)
+		return nil
 	}
+	// RULES.md §1 "Hidden cards": cards dealt face down and never turned up (folded or
+	// unshown poker hands) are marked where they lie, for the public feed to leave out.
+	e.Unshown = markDown(e.Hands, e.Dealer, m.hidden)
 	o.add(e)
-	net := oc.Net()
-	o.add(tablebus.Event{Type: tablebus.RoundSettled, Settle: oc.Settlements, Net: &net})
+	o.add(settled)
 	m.endRound(o)
 	return nil
 }
 
-// publicHands returns the hands without the cards still face down; a hand that lost any card
-// loses its total and category too.
-func publicHands(hands []games.Hand, dealer *games.Hand, hidden map[int]card.Card) ([]games.Hand, *games.Hand) {
+// markDown marks, in the outcome's hands, the cards still face down (hidden, by shoe position)
+// and returns how many there are. A face-down card that no hand shows (draw poker's discards)
+// is counted all the same.
+func markDown(hands []tablebus.Hand, dealer *tablebus.Hand, hidden map[int]card.Card) int {
 	left := card.Counts{}
 	for _, c := range hidden {
 		left.Add(c)
 	}
-	redact := func(h games.Hand) games.Hand {
-		var cs []card.Card
-		for _, c := range h.Cards {
+	mark := func(h *tablebus.Hand) {
+		for i, c := range h.Cards {
 			if left.Remove(c) {
-				continue
+				h.Down = append(h.Down, i)
 			}
-			cs = append(cs, c)
 		}
-		if len(cs) != len(h.Cards) {
-			h.Total, h.Category = 0, ""
-		}
-		h.Cards = cs
-		return h
 	}
-	out := make([]games.Hand, len(hands))
-	for i, h := range hands {
-		out[i] = redact(h)
+	for i := range hands {
+		mark(&hands[i])
 	}
-	var d *games.Hand
 	if dealer != nil {
-		x := redact(*dealer)
-		d = &x
+		mark(dealer)
 	}
-	return out, d
+	return len(hidden)
 }
 
 func (m *Machine) endRound(o *out) {
@@ -715,6 +736,7 @@ func (m *Machine) account(o *out, left card.Counts) {
 	// RULES.md §1 "Counting": dealt + burned + left behind the cut card = N × 52.
 	p := m.cfg.Proc
 	a := &tablebus.Accounting{Dealt: m.dealt, Burned: m.burned, Left: left.Total(), Want: p.Total()}
+	var missing, extra []card.Card
 	a.Total = a.Dealt + a.Burned + a.Left
 	ok := a.Total == a.Want
 	var problems []string
@@ -724,25 +746,72 @@ func (m *Machine) account(o *out, left card.Counts) {
 	// The composition must match too: what is left is exactly what was never seen, less the
 	// cards that left the shoe unidentified.
 	if d := card.Diff(m.remaining, left); len(d) > 0 {
-		missing := 0
+		short := 0
 		for _, x := range d {
-			missing += x.Want - x.Got
+			short += x.Want - x.Got
 		}
-		if missing != m.unknown || hasExtra(d) {
+		if short != m.unknown || hasExtra(d) {
 			ok = false
-			problems = append(problems, "the cards left are not the cards never dealt: "+card.DescribeDiff(d))
+			missing, extra = split(d)
+			problems = append(problems, "the cards left are not the cards never dealt: "+diffWords(missing, extra))
 		}
 	}
 	if len(m.foreign) > 0 {
 		ok = false
 		problems = append(problems, fmt.Sprintf("%d foreign card(s) came out of the shoe", len(m.foreign)))
 	}
-	e := o.add(tablebus.Event{Type: tablebus.ShoeEnded, Account: a, OK: &ok, EngineState: m.engineState()})
+	e := o.add(tablebus.Event{Type: tablebus.ShoeEnded, Account: a, OK: &ok, EngineState: m.engineState(), Missing: missing, Extra: extra})
 	if !ok {
 		e.Problem = joinProblems(problems)
-		m.fault(o, FaultAccounting, e.Problem, false)
+		m.faultEv(o, tablebus.Event{Code: FaultAccounting, Problem: e.Problem, Missing: missing, Extra: extra}, false)
 	}
 	m.phase = Idle
+}
+
+// split lists a discrepancy's missing and extra cards, once per card, in card order: the feed
+// names them in typed fields, never in words (RULES.md §1 "Hidden cards").
+func split(d []card.Discrepancy) (missing, extra []card.Card) {
+	for _, x := range d {
+		for range x.Want - x.Got {
+			missing = append(missing, x.Card)
+		}
+		for range x.Got - x.Want {
+			extra = append(extra, x.Card)
+		}
+	}
+	return missing, extra
+}
+
+// diffWords says a discrepancy without naming its cards: "2 cards missing, 1 extra".
+func diffWords(missing, extra []card.Card) string {
+	var p []string
+	if n := len(missing); n > 0 {
+		p = append(p, fmt.Sprintf("%d %s missing", n, plural(n, "card")))
+	}
+	if n := len(extra); n > 0 {
+		w := "extra"
+		if len(p) == 0 {
+			w = plural(n, "card") + " extra"
+		}
+		p = append(p, fmt.Sprintf("%d %s", n, w))
+	}
+	return strings.Join(p, ", ")
+}
+
+func plural(n int, w string) string {
+	if n == 1 {
+		return w
+	}
+	return w + "s"
+}
+
+// ruleWords says an engine's refusal of a card without the card, which the fault carries in
+// its own field: "punto-banco: card out of turn: player stands on 6".
+func ruleWords(re *games.RuleError) string {
+	if re.Seat > 0 {
+		return fmt.Sprintf("%s: seat %d: %s", re.Game, re.Seat, re.Rule)
+	}
+	return fmt.Sprintf("%s: %s", re.Game, re.Rule)
 }
 
 func hasExtra(d []card.Discrepancy) bool {
@@ -771,11 +840,18 @@ var cardFaults = map[string]bool{FaultCardWhenHeld: true, FaultForeign: true, Fa
 
 // fault emits a fault event and, with hold, holds the table until the dealer resolves it.
 func (m *Machine) fault(o *out, code, detail string, holdIt bool) {
-	o.add(tablebus.Event{Type: tablebus.Fault, Code: code, Problem: detail, Hold: holdIt})
+	m.faultEv(o, tablebus.Event{Code: code, Problem: detail}, holdIt)
+}
+
+// faultEv is fault for a fault that names cards, in their fields (Card, Cards, Missing,
+// Extra), never in its words.
+func (m *Machine) faultEv(o *out, e tablebus.Event, holdIt bool) {
+	e.Type, e.Hold = tablebus.Fault, holdIt
+	o.add(e)
 	switch {
 	case holdIt && m.held == nil:
-		m.held = &hold{code: code, detail: detail, manual: code == FaultMisread}
-	case holdIt && cardFaults[code]:
+		m.held = &hold{code: e.Code, detail: e.Problem, manual: e.Code == FaultMisread}
+	case holdIt && cardFaults[e.Code]:
 		m.held.manual = false // cards out of order: only voiding resolves it
 	}
 }
@@ -796,24 +872,27 @@ func (m *Machine) stepHeld(o *out, in Input) error {
 		// RULES.md §1: nothing is settled on doubt. A card drawn while held is counted and
 		// the round can now only be voided.
 		m.pos++
-		m.stray(in)
-		m.fault(o, FaultCardWhenHeld, fmt.Sprintf("a card came out while the table is held (%s)", h.code), true)
+		c := m.stray(in)
+		m.faultEv(o, tablebus.Event{Code: FaultCardWhenHeld, Card: c, Pos: m.pos,
+			Problem: fmt.Sprintf("a card came out while the table is held (%s)", h.code)}, true)
 		return nil
 	case ManualCard:
+		// The refusals name no card: a refused command may be journaled as a fault.
 		if !h.manual {
-			return refused("manual entry of %s: the hold (%s) can only be resolved by voiding the round", in.Card, h.code)
+			return refused("manual entry: the hold (%s) can only be resolved by voiding the round", h.code)
 		}
 		if !in.Card.Valid() {
 			return refused("manual entry: no card given")
 		}
 		if m.remaining.Of(in.Card) == 0 {
-			return refused("manual entry of %s: the shoe holds no more %s", in.Card, in.Card)
+			return refused("manual entry: the shoe holds no more of the card entered")
 		}
 		if in.Dealer == "" {
-			return refused("manual entry of %s: the dealer's id is required (RULES.md §1: recorded with who and when)", in.Card)
+			return refused("manual entry: the dealer's id is required (RULES.md §1: recorded with who and when)")
 		}
 		m.held = nil
-		o.add(tablebus.Event{Type: tablebus.FaultResolved, Code: h.code, Reason: "manual entry of " + in.Card.String(), By: in.Dealer})
+		c := in.Card
+		o.add(tablebus.Event{Type: tablebus.FaultResolved, Code: h.code, Reason: "manual entry", Card: &c, By: in.Dealer})
 		m.take(in.Card)
 		cur := m.pos
 		m.pos = m.pending
@@ -825,6 +904,11 @@ func (m *Machine) stepHeld(o *out, in Input) error {
 	case VoidRound:
 		if in.Dealer == "" {
 			return refused("void: the dealer's id is required")
+		}
+		if len(card.Named(in.Reason)) > 0 {
+			// Words travel on both feeds as they are: a card's identity travels only in a
+			// card field (RULES.md §1 "Hidden cards").
+			return refused("void: the reason names a card; give it without the card (the public feed carries the reason)")
 		}
 		m.held = nil
 		firstUnread := h.code == FaultMisread && m.phase == Burning && !m.firstShown
@@ -878,9 +962,9 @@ func (m *Machine) track(c card.Card) {
 func (m *Machine) voidRound(o *out, in VoidRound) {
 	// Every bet of a voided round pushes (RULES.md §1: nothing is settled on doubt).
 	var zero int64
-	st := make([]games.Settlement, len(m.bets))
+	st := make([]tablebus.Settlement, len(m.bets))
 	for i, b := range m.bets {
-		st[i] = games.Settlement{Seat: b.Seat, Spot: b.Spot, Amount: b.Amount}
+		st[i] = tablebus.Settlement{Seat: b.Seat, Spot: b.Spot, Amount: b.Amount}
 	}
 	o.add(tablebus.Event{Type: tablebus.RoundVoided, Reason: in.Reason, By: in.Dealer, Settle: st, Net: &zero})
 	m.endRound(o)
@@ -924,7 +1008,7 @@ func (m *Machine) guidance() tablebus.Event {
 	case Between:
 		e.Say = []string{"place your bets"}
 	case InRound:
-		n := m.eng.Need()
+		n := tablebus.NeedOf(m.eng.Need())
 		e.Need = &n
 	case Counting:
 		e.Say = []string{"the shoe is over: count the cards left in the shoe"}

@@ -59,14 +59,14 @@ func checkShoe(t *testing.T, evs []tablebus.Event) {
 			if first == nil {
 				first = e.Card
 				burnWant = e.Count
-				if *e.Face != games.FaceUp {
+				if *e.Face != tablebus.FaceUp {
 					t.Errorf("the first burn card is face down")
 				}
 				// RULES.md §1: as many burned as the first card's value, ten and court = 10.
 				if e.Count != first.PipValue() {
 					t.Errorf("first card %s: %d to burn, want %d", first, e.Count, first.PipValue())
 				}
-			} else if *e.Face != games.FaceDown {
+			} else if *e.Face != tablebus.FaceDown {
 				t.Errorf("burn at %d face up", e.Pos)
 			}
 		case tablebus.CardDealt:
@@ -162,7 +162,8 @@ func TestRefusals(t *testing.T) {
 			fault = &evs[i]
 		}
 	}
-	if fault == nil || fault.Code != shoe.FaultDeck || fault.Problem != "416 cards read, 416 expected: missing 7h; extra Kd" {
+	if fault == nil || fault.Code != shoe.FaultDeck || fault.Problem != "416 cards read, 416 expected: 1 card missing, 1 extra" ||
+		fmt.Sprint(fault.Missing, fault.Extra) != "[7h] [Kd]" {
 		t.Fatalf("deck fault: %+v", fault)
 	}
 	if _, err := m.Step(shoe.ShuffleDone{Cards: 416, Time: t0}); err == nil {

@@ -50,7 +50,7 @@ func shoeInvariants(t *testing.T, game string, proc shoe.Procedure, evs []tableb
 						firstBurn = &e
 					}
 				}
-				if inRound && e.Face != nil && *e.Face != games.FaceDown {
+				if inRound && e.Face != nil && *e.Face != tablebus.FaceDown {
 					fail(e, "a burn inside a round is face up")
 				}
 			} else {

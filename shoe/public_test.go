@@ -1,63 +1,246 @@
 package shoe_test
 
 import (
-	"regexp"
+	"bytes"
 	"testing"
 
-	"github.com/sabot-tables/sabot/games"
 	"github.com/sabot-tables/sabot/games/catalog"
 	"github.com/sabot-tables/sabot/shoe/card"
 	"github.com/sabot-tables/sabot/tablebus"
 )
 
-var cardToken = regexp.MustCompile(`"([AKQJT2-9][shdc])"`)
+// leakRun is one way of dealing the simulated shoes of the leak test.
+type leakRun struct {
+	name                     string
+	seed                     uint64
+	shoes                    int // shoes of the multi-deck games; the poker games deal 10× as many
+	misread, stray, burnMode int // shoetest.Table's MisreadEvery, StrayEvery, BurnModeEvery
+}
 
-// TestPublicFeedShowsOnlyWhatIsFaceUp checks RULES.md §1 "Hidden cards" on the public form of
-// every event of every game (with misreads, so manual entries and faults happen too): every card
-// named anywhere in a public payload has been shown face up at the table before, or is shown by
-// that very event.
-func TestPublicFeedShowsOnlyWhatIsFaceUp(t *testing.T) {
-	for _, game := range catalog.Games() {
-		t.Run(game, func(t *testing.T) {
-			t.Parallel()
-			_, evs := runGame(t, game, 9, 6, 37)
-			var shown card.Counts
-			shoe := ""
-			for _, e := range evs {
-				if e.Shoe != shoe { // a new shoe: what was shown stays shown, cards come back
-					shoe = e.Shoe
-					shown = card.Counts{}
+var leakRuns = []leakRun{
+	{name: "clean", seed: 9, shoes: 4},
+	{name: "misreads", seed: 10, shoes: 4, misread: 37},
+	// Misreads (manual entries), strays (foreign and extra cards, accounting faults) and burn
+	// mode (discretionary burns, cards out of turn): every fault that names a card.
+	{name: "faults", seed: 11, shoes: 4, misread: 29, stray: 41, burnMode: 53},
+}
+
+// TestPublicFeedLeaksNoHiddenCard checks RULES.md §1 "Hidden cards" on whole simulated shoes
+// of every game: no card identity that is face down, or that only the secure feed names (a
+// fault's card, a card entered by hand, an exchange's cards, a composition's missing and extra
+// cards), appears anywhere in a public payload before it is shown face up. It does not look
+// at fields: it scans each public payload's bytes for every secret card's name, in every form
+// card.Named reads (Kd, KD, 10h, K♦), wherever it is, words included. A card may appear only
+// as often as the event itself shows it face up (its own face-up card or reveal; a result
+// that lists the round's face-up cards).
+//
+// It also checks that the public feed is a function of the secure payload alone: the public
+// form of the decoded secure payload is, byte for byte, the public payload.
+func TestPublicFeedLeaksNoHiddenCard(t *testing.T) {
+	for _, run := range leakRuns {
+		for _, game := range catalog.Games() {
+			t.Run(run.name+"/"+game, func(t *testing.T) {
+				t.Parallel()
+				n := run.shoes
+				if ent, _ := catalog.Lookup(game); ent.Family == "poker" {
+					n *= 10
 				}
-				p := e.Public()
-				up := (e.Type == tablebus.CardDealt || e.Type == tablebus.Burn) && e.Face != nil && *e.Face == games.FaceUp
-				if (up || e.Type == tablebus.Revealed) && p.Card != nil {
-					shown.Add(*p.Card)
+				evs := leakGame(t, game, run, n)
+				st := checkNoLeak(t, evs)
+				if st.shoes < n {
+					t.Fatalf("%d shoes ended, want %d", st.shoes, n)
 				}
-				b, err := p.Marshal()
-				if err != nil {
-					t.Fatal(err)
+				t.Logf("%d shoes, %d events, %d face-down cards, %d reveals, %d cards named secure-only (%d faults with a card, %d manual entries, %d exchanges); %d payloads scanned for %d secret names",
+					st.shoes, len(evs), st.down, st.reveals, st.named, st.faultCards, st.manual, st.exchanges, st.scanned, st.looked)
+			})
+		}
+	}
+}
+
+func leakGame(t *testing.T, game string, run leakRun, shoes int) []tablebus.Event {
+	t.Helper()
+	tb := gameTable(t, game, run.seed)
+	tb.MisreadEvery, tb.StrayEvery, tb.BurnModeEvery = run.misread, run.stray, run.burnMode
+	var evs []tablebus.Event
+	seq := uint64(0)
+	tb.Emit = func(e tablebus.Event) error {
+		seq++
+		e.V, e.Seq, e.Table, e.Source, e.Session = tablebus.SchemaVersion, seq, "T1", tablebus.SourceTable, 1
+		evs = append(evs, e)
+		return nil
+	}
+	if err := tb.RunShoes(shoes, shoes*20000); err != nil {
+		t.Fatalf("%s seed %d: %v", game, run.seed, err)
+	}
+	return evs
+}
+
+type leakStats struct {
+	shoes, scanned, looked, down, reveals, named int
+	faultCards, manual, exchanges                int
+}
+
+func checkNoLeak(t *testing.T, evs []tablebus.Event) leakStats {
+	t.Helper()
+	var st leakStats
+	var (
+		down      card.Counts // dealt face down and not yet turned up, in this shoe
+		roundDown card.Counts // the same, dealt in the round in progress
+		pending   card.Counts // to be dealt face down later in the step (a card entered by hand)
+		shoeID    string
+	)
+	stepStart := true
+	for k, e := range evs {
+		if e.Shoe != shoeID { // a new shoe: the cards come back
+			shoeID, down, roundDown = e.Shoe, card.Counts{}, card.Counts{}
+		}
+		if e.Type == tablebus.RoundOpened {
+			roundDown = card.Counts{}
+		}
+		if stepStart {
+			// A step's events end with its guidance: a card dealt face down in the step is
+			// secret from the step's first event (the fault.resolved of a manual entry).
+			pending = card.Counts{}
+			for _, x := range evs[k:] {
+				if (x.Type == tablebus.CardDealt || x.Type == tablebus.Burn) && x.Card != nil && x.Face != nil && *x.Face == tablebus.FaceDown {
+					pending.Add(*x.Card)
 				}
-				// Every card named anywhere has been shown; a card named twice may be one card
-				// named twice (a summary repeats the hands' cards), so within each hand the
-				// count must not exceed what was shown.
-				for _, m := range cardToken.FindAllSubmatch(b, -1) {
-					if c := card.MustParse(string(m[1])); shown.Of(c) == 0 {
-						t.Fatalf("public %s event names %s, never shown face up: %s", e.Type, c, b)
-					}
+				if x.Type == tablebus.Guide {
+					break
 				}
-				hands := append([]games.Hand(nil), p.Hands...)
-				if p.Dealer != nil {
-					hands = append(hands, *p.Dealer)
+			}
+		}
+		stepStart = e.Type == tablebus.Guide
+		// What this event makes secret or shows, from the secure event's structure.
+		var named card.Counts // named by this event where only the secure feed may
+		shows := card.None    // shown face up by this event
+		faceUp := e.Face != nil && *e.Face == tablebus.FaceUp
+		switch {
+		case e.Card == nil:
+		case (e.Type == tablebus.CardDealt || e.Type == tablebus.Burn) && !faceUp:
+			pending.Remove(*e.Card)
+			down.Add(*e.Card)
+			roundDown.Add(*e.Card)
+			st.down++
+		case e.Type == tablebus.Revealed:
+			down.Remove(*e.Card)
+			roundDown.Remove(*e.Card)
+			shows = *e.Card
+		case faceUp:
+			shows = *e.Card
+		default:
+			named.Add(*e.Card)
+		}
+		for _, l := range [][]card.Card{e.Cards, e.Missing, e.Extra} {
+			for _, c := range l {
+				named.Add(c)
+			}
+		}
+		if e.Need != nil {
+			for _, x := range e.Need.Exchanges {
+				for _, c := range x {
+					named.Add(c)
 				}
-				for _, h := range hands {
-					in := card.CountOf(h.Cards)
-					for i, n := range in {
-						if n > shown[i] {
-							t.Fatalf("public %s: a hand holds %s %d time(s), shown face up %d: %s", e.Type, card.FromIndex(i), n, shown[i], b)
+			}
+		}
+		st.named += named.Total()
+		switch {
+		case e.Type == tablebus.Revealed:
+			st.reveals++
+		case e.Type == tablebus.Fault && (e.Card != nil || len(e.Cards)+len(e.Missing)+len(e.Extra) > 0):
+			st.faultCards++
+		case e.Type == tablebus.FaultResolved && e.Card != nil:
+			st.manual++
+		case e.Type == tablebus.Decision && e.Cards != nil:
+			st.exchanges++
+		}
+
+		pub := e.Public()
+		body, err := pub.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := card.CountOf(card.Named(string(body)))
+		var secureIn card.Counts
+		if e.Type == tablebus.RoundResult {
+			sb, _ := e.Marshal()
+			secureIn = card.CountOf(card.Named(string(sb)))
+		}
+		scanned := false
+		for i := range 52 {
+			c := card.FromIndex(i)
+			if down.Of(c) == 0 && named.Of(c) == 0 && pending.Of(c) == 0 {
+				continue
+			}
+			scanned = true
+			st.looked++
+			allowed := 0
+			switch {
+			case c == shows:
+				allowed = 1
+			case e.Type == tablebus.RoundResult && roundDown.Of(c) == 0 && named.Of(c) == 0:
+				// A result lists the round's cards, all shown face up: it may name c as
+				// often as the secure result does (an older face-down copy is not in it).
+				allowed = secureIn.Of(c)
+			}
+			if in.Of(c) > allowed {
+				t.Fatalf("public %s (seq %d) names %s %d time(s), which is secret (face down %d, later in the step %d, named by the event %d), may %d:\n public: %s",
+					e.Type, e.Seq, c, in.Of(c), down.Of(c), pending.Of(c), named.Of(c), allowed, body)
+			}
+		}
+		if scanned {
+			st.scanned++
+		}
+		if e.Type == tablebus.ShoeEnded {
+			st.shoes++
+		}
+
+		// The public feed is a function of the secure payload.
+		sec, err := e.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := tablebus.Decode(sec)
+		if err != nil {
+			t.Fatalf("secure %s does not decode: %v\n%s", e.Type, err, sec)
+		}
+		again, _ := back.Public().Marshal()
+		if !bytes.Equal(again, body) {
+			t.Fatalf("the public form of the decoded secure %s differs:\n from the event:   %s\n from the payload: %s", e.Type, body, again)
+		}
+	}
+	return st
+}
+
+// TestFreeTextNamesNoCard: the words of every event of every game, on the secure feed too,
+// name no card (a problem, a reason, the guidance, a result, a decision): a card's identity
+// travels only in a card field, so no rewording can ever carry one to the public feed.
+func TestFreeTextNamesNoCard(t *testing.T) {
+	for _, run := range leakRuns {
+		for _, game := range catalog.Games() {
+			t.Run(run.name+"/"+game, func(t *testing.T) {
+				t.Parallel()
+				n := 2
+				if ent, _ := catalog.Lookup(game); ent.Family == "poker" {
+					n = 20
+				}
+				texts := 0
+				for _, e := range leakGame(t, game, run, n) {
+					words := append([]string{e.Problem, e.Reason, e.Result, e.Choice, e.State, e.Code}, e.Say...)
+					for _, w := range words {
+						if w == "" {
+							continue
+						}
+						texts++
+						if cs := card.Named(w); len(cs) > 0 {
+							t.Fatalf("%s (seq %d) names %v in its words: %q", e.Type, e.Seq, cs, w)
 						}
 					}
 				}
-			}
-		})
+				if texts == 0 {
+					t.Fatal("no words checked")
+				}
+			})
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/sabot-tables/sabot/games"
 	"github.com/sabot-tables/sabot/games/catalog"
 	"github.com/sabot-tables/sabot/shoe"
+	"github.com/sabot-tables/sabot/shoe/card"
 	"github.com/sabot-tables/sabot/tablebus"
 	"github.com/sabot-tables/sabot/tablebus/journal"
 	"github.com/sabot-tables/sabot/tablebus/outbox"
@@ -116,3 +117,22 @@ func crashAndReplay(t *testing.T, game string) {
 }
 
 func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed)) }
+
+// TestMisreadInputKeepsItsCards: a misread's seen cards and raw line survive the journal, so a
+// replay gives its fault's fields back byte for byte.
+func TestMisreadInputKeepsItsCards(t *testing.T) {
+	in := shoe.Read{Kind: shoe.ReadUnreadable, Detail: "damaged line from the shoe", Seen: []card.Card{card.MustParse("6h"), card.MustParse("6d")},
+		Raw: `"[Game]<Card:6\x00>"`, Time: t0}
+	b, err := shoe.MarshalInput(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := shoe.UnmarshalInput(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, ok := back.(shoe.Read)
+	if !ok || r.Detail != in.Detail || !slices.Equal(r.Seen, in.Seen) || r.Raw != in.Raw || !r.Time.Equal(in.Time) {
+		t.Fatalf("journaled %s, read back %+v", b, back)
+	}
+}

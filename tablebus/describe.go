@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sabot-tables/sabot/games"
 	"github.com/sabot-tables/sabot/shoe/card"
 )
 
@@ -39,6 +38,21 @@ func cardsText(cs []card.Card) string {
 	return strings.Join(s, " ")
 }
 
+// diffText lists a composition's missing and extra cards: " (missing A♠ 7♥; extra K♦)".
+func diffText(e Event) string {
+	var p []string
+	if len(e.Missing) > 0 {
+		p = append(p, "missing "+cardsText(e.Missing))
+	}
+	if len(e.Extra) > 0 {
+		p = append(p, "extra "+cardsText(e.Extra))
+	}
+	if len(p) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(p, "; ") + ")"
+}
+
 // Describe says an event in one line for people: the live feed of `make run` and `sabot watch`.
 // It returns "" for guidance that only repeats what the next card is for.
 func Describe(e Event) string {
@@ -49,7 +63,7 @@ func Describe(e Event) string {
 		if e.OK != nil && *e.OK {
 			return fmt.Sprintf("deck check: %d complete decks, %d cards", e.Decks, e.Count)
 		}
-		return fmt.Sprintf("deck check FAILED: %s", e.Problem)
+		return fmt.Sprintf("deck check FAILED: %s%s", e.Problem, diffText(e))
 	case Shuffled:
 		return fmt.Sprintf("shuffled %d cards (%s)", e.Count, e.By)
 	case Cut:
@@ -58,7 +72,7 @@ func Describe(e Event) string {
 		return fmt.Sprintf("stop card placed %d cards from the back", e.Behind)
 	case Burn:
 		face := "face down"
-		if e.Face != nil && *e.Face == games.FaceUp {
+		if e.Face != nil && *e.Face == FaceUp {
 			return fmt.Sprintf("burn: first card %s face up, %d to burn", cardText(e.Card, false), e.Count)
 		}
 		return fmt.Sprintf("burn: %s %s (#%d)", cardText(e.Card, e.Hidden), face, e.Pos)
@@ -79,7 +93,7 @@ func Describe(e Event) string {
 			to = e.To.String()
 		}
 		s := fmt.Sprintf("round %d: %s → %s", e.Round, cardText(e.Card, e.Hidden), to)
-		if e.Face != nil && *e.Face == games.FaceDown {
+		if e.Face != nil && *e.Face == FaceDown {
 			s += " (face down)"
 		}
 		if e.Manual != nil {
@@ -89,6 +103,13 @@ func Describe(e Event) string {
 	case Revealed:
 		return fmt.Sprintf("round %d: card #%d turned up: %s", e.Round, e.Pos, cardText(e.Card, false))
 	case Decision:
+		if e.Choice == exchange {
+			s := fmt.Sprintf("round %d: seat %d exchanges %d card(s)", e.Round, e.Seat, e.Count)
+			if len(e.Cards) > 0 {
+				s += ": " + cardsText(e.Cards)
+			}
+			return s
+		}
 		return fmt.Sprintf("round %d: seat %d decides %s", e.Round, e.Seat, e.Choice)
 	case Guide:
 		var say []string
@@ -142,7 +163,7 @@ func Describe(e Event) string {
 		}
 		verdict := "accounting OK"
 		if e.OK == nil || !*e.OK {
-			verdict = "ACCOUNTING FAILED: " + e.Problem
+			verdict = "ACCOUNTING FAILED: " + e.Problem + diffText(e)
 		}
 		return fmt.Sprintf("shoe %s ended: dealt %d + burned %d + left %d = %d of %d — %s", e.Shoe, a.Dealt, a.Burned, a.Left, a.Total, a.Want, verdict)
 	case Fault:
@@ -150,8 +171,18 @@ func Describe(e Event) string {
 		if e.Hold {
 			h = " — TABLE HELD"
 		}
-		return fmt.Sprintf("FAULT %s: %s%s", e.Code, e.Problem, h)
+		what := ""
+		if e.Card != nil {
+			what = " [" + e.Card.Pretty() + "]"
+		}
+		if len(e.Cards) > 0 {
+			what += " [seen: " + cardsText(e.Cards) + "]"
+		}
+		return fmt.Sprintf("FAULT %s: %s%s%s%s", e.Code, e.Problem, what, diffText(e), h)
 	case FaultResolved:
+		if e.Card != nil {
+			return fmt.Sprintf("fault %s resolved by %s: %s of %s", e.Code, e.By, e.Reason, e.Card.Pretty())
+		}
 		return fmt.Sprintf("fault %s resolved by %s: %s", e.Code, e.By, e.Reason)
 	case DeviceStatus:
 		return fmt.Sprintf("device %s: %s %s", e.Device, e.State, e.Problem)

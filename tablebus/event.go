@@ -4,10 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
+	"slices"
 	"time"
 
-	"github.com/sabot-tables/sabot/games"
 	"github.com/sabot-tables/sabot/shoe/card"
 )
 
@@ -20,29 +19,34 @@ type Type string
 // Event types of schema version 1. The README's "MQTT feed" section documents each one.
 const (
 	ShoeLoaded     Type = "shoe.loaded"     // new cards given to the shuffler: game, decks
-	DecksVerified  Type = "decks.verified"  // every card read on load; ok, or the discrepancy
+	DecksVerified  Type = "decks.verified"  // every card read on load; ok, or the discrepancy (missing, extra)
 	Shuffled       Type = "shuffled"        // the shuffler shuffled: cards, by
 	Cut            Type = "cut"             // the player's cut: at (cards moved from the front)
 	CutCardPlaced  Type = "cutcard.placed"  // the stop card placed: behind (cards behind it)
 	Burn           Type = "burn"            // a burned card: card (hidden when face down), face
 	RoundOpened    Type = "round.opened"    // no more bets: bets
 	CardDealt      Type = "card"            // a dealt card: card, to, face, pos
-	Revealed       Type = "reveal"          // a face-down card turned up: card, ref (its event's seq)
-	Decision       Type = "decision"        // a player's decision from the dealer terminal
+	Revealed       Type = "reveal"          // a face-down card turned up: card, pos
+	Decision       Type = "decision"        // a player's decision from the dealer terminal; cards (hidden) it names
 	Guide          Type = "guide"           // the engine's guidance: need, say
 	CutCardReached Type = "cutcard.reached" // the stop card came out: behind (cards behind it)
-	RoundResult    Type = "round.result"    // the coup's result: result, hands
+	RoundResult    Type = "round.result"    // the coup's result: result, hands (down: hidden), unshown
 	RoundSettled   Type = "round.settled"   // every bet's net: settlements, net
 	RoundVoided    Type = "round.voided"    // the round was voided: reason, by
 	ShoeEnded      Type = "shoe.ended"      // accounting: dealt + burned + left = total
-	Fault          Type = "fault"           // a fault: code, detail, hold
-	FaultResolved  Type = "fault.resolved"  // the dealer resolved the fault: how, by
+	Fault          Type = "fault"           // a fault: code, problem, hold; card, cards, raw (hidden)
+	FaultResolved  Type = "fault.resolved"  // the dealer resolved the fault: reason, by; card (hidden)
 	DeviceStatus   Type = "device.status"   // a device's status
 	TableAction    Type = "table.action"    // a between-rounds action on the game's state (the chemin de fer bank)
 )
 
 // Event is one message of a table's feed. Every event has the envelope (V … Type); the other
 // fields belong to some types only and are omitted elsewhere.
+//
+// A card's identity travels only in the typed card fields (Card, Cards, Missing, Extra, a
+// Hand's Cards), never in words: Problem, Reason, Say and Result name no card, on either feed
+// (shoe's TestFreeTextNamesNoCard). Which of those fields the public feed carries is decided
+// by their place in the structure alone (Public).
 type Event struct {
 	V       int       `json:"v"`
 	Seq     uint64    `json:"seq"`
@@ -54,50 +58,57 @@ type Event struct {
 	Round   uint64    `json:"round,omitempty"`
 	TS      time.Time `json:"ts"`
 
-	Game    string             `json:"game,omitempty"`
-	Decks   int                `json:"decks,omitempty"`
-	Card    *card.Card         `json:"card,omitempty"`
-	Face    *games.Face        `json:"face,omitempty"`
-	To      *games.Place       `json:"to,omitempty"`
-	Pos     int                `json:"pos,omitempty"`      // the card's position in the shoe, from 1
-	Manual  *Manual            `json:"manual,omitempty"`   // a card entered by hand
-	Ref     uint64             `json:"ref,omitempty"`      // the seq of the event this one refers to
-	Count   int                `json:"count,omitempty"`    // cards: shuffled, to burn, …
-	At      int                `json:"at,omitempty"`       // the cut: cards moved from front to back
-	Behind  int                `json:"behind,omitempty"`   // cards behind the stop card
-	By      string             `json:"by,omitempty"`       // who: "shuffler", "host", a dealer id
-	Bets    []games.Bet        `json:"bets,omitempty"`     // round.opened
-	Amount  int64              `json:"amount,omitempty"`   // table.action: cents
-	Seat    int                `json:"seat,omitempty"`     // decision
-	Hand    int                `json:"hand,omitempty"`     // decision
-	Choice  string             `json:"decision,omitempty"` // decision
-	Need    *games.Need        `json:"need,omitempty"`     // guide
-	Say     []string           `json:"say,omitempty"`      // guide
-	Result  string             `json:"result,omitempty"`   // round.result
-	Hands   []games.Hand       `json:"hands,omitempty"`    // round.result
-	Dealer  *games.Hand        `json:"dealer,omitempty"`   // round.result
-	Detail  any                `json:"detail,omitempty"`   // round.result: game-specific
-	Settle  []games.Settlement `json:"settlements,omitempty"`
-	Net     *int64             `json:"net,omitempty"` // round.settled: players' total, cents
-	OK      *bool              `json:"ok,omitempty"`  // decks.verified, shoe.ended
-	Problem string             `json:"problem,omitempty"`
-	Code    string             `json:"code,omitempty"`   // fault code
-	Hold    bool               `json:"hold,omitempty"`   // fault: the round is held
-	Reason  string             `json:"reason,omitempty"` // round.voided, fault.resolved
-	Account *Accounting        `json:"accounting,omitempty"`
-	Device  string             `json:"device,omitempty"`
-	State   string             `json:"state,omitempty"`
-	Hidden  bool               `json:"hidden,omitempty"` // public feed: this card is face down
+	Game   string     `json:"game,omitempty"`
+	Decks  int        `json:"decks,omitempty"`
+	Card   *card.Card `json:"card,omitempty"` // public only with face "up"
+	Face   *Face      `json:"face,omitempty"`
+	To     *Place     `json:"to,omitempty"`
+	Pos    int        `json:"pos,omitempty"`    // the card's position in the shoe, from 1
+	Manual *Manual    `json:"manual,omitempty"` // a card entered by hand
+	Ref    uint64     `json:"ref,omitempty"`    // the seq of the event this one refers to
+	Count  int        `json:"count,omitempty"`  // cards: shuffled, to burn, exchanged, …
+	At     int        `json:"at,omitempty"`     // the cut: cards moved from front to back
+	Behind int        `json:"behind,omitempty"` // cards behind the stop card
+	By     string     `json:"by,omitempty"`     // who: "shuffler", "host", a dealer id
+	Bets   []Bet      `json:"bets,omitempty"`   // round.opened
+	Amount int64      `json:"amount,omitempty"` // table.action: cents
+	Seat   int        `json:"seat,omitempty"`   // decision
+	Hand   int        `json:"hand,omitempty"`   // decision
+	Choice string     `json:"decision,omitempty"`
+	// Cards are the cards an event names besides the one it deals: a draw-poker exchange's
+	// thrown cards (decision), the cards a misread's frames saw (fault). Never public.
+	Cards  []card.Card `json:"cards,omitempty"`
+	Need   *Need       `json:"need,omitempty"` // guide
+	Say    []string    `json:"say,omitempty"`  // guide
+	Result string      `json:"result,omitempty"`
+	Hands  []Hand      `json:"hands,omitempty"`  // round.result
+	Dealer *Hand       `json:"dealer,omitempty"` // round.result
+	// Unshown counts the round's cards dealt face down and never turned up (round.result): the
+	// public feed then leaves out Detail, which may name them (draw poker's discards).
+	Unshown int             `json:"unshown,omitempty"`
+	Detail  json.RawMessage `json:"detail,omitempty"` // round.result, table.action: the game's own object
+	Settle  []Settlement    `json:"settlements,omitempty"`
+	Net     *int64          `json:"net,omitempty"` // round.settled: players' total, cents
+	OK      *bool           `json:"ok,omitempty"`  // decks.verified, shoe.ended
+	Problem string          `json:"problem,omitempty"`
+	// Missing and Extra are the cards a composition lacks or has too many of, once per card
+	// (decks.verified, shoe.ended and their faults). Never public.
+	Missing []card.Card `json:"missing,omitempty"`
+	Extra   []card.Card `json:"extra,omitempty"`
+	// Raw is a device's damaged line, quoted as it came (a misread fault). Never public.
+	Raw     string      `json:"raw,omitempty"`
+	Code    string      `json:"code,omitempty"`   // fault code
+	Hold    bool        `json:"hold,omitempty"`   // fault: the round is held
+	Reason  string      `json:"reason,omitempty"` // round.voided, fault.resolved
+	Account *Accounting `json:"accounting,omitempty"`
+	Device  string      `json:"device,omitempty"`
+	State   string      `json:"state,omitempty"`
+	// Hidden, on the public feed only: the event carries a card identity there that the public
+	// feed leaves out (a face-down card, a fault's card, an exchange's cards, …).
+	Hidden bool `json:"hidden,omitempty"`
 	// EngineState is the game's state kept across rounds (the chemin de fer bank), on
 	// shoe.loaded, shoe.ended and table.action: a restarted daemon restores its engine from it.
 	EngineState json.RawMessage `json:"engine_state,omitempty"`
-
-	// What the public feed shows of a round.result whose round dealt cards face down that were
-	// never turned up (folded poker hands, unshown cards): set by the shoe machine, never on the
-	// wire themselves (Public uses them).
-	PublicHands  []games.Hand `json:"-"`
-	PublicDealer *games.Hand  `json:"-"`
-	HideDetail   bool         `json:"-"`
 
 	// The seal (seal.go), present on the wire only: the previous payload's hash, the signing
 	// key's id and the signature. Always the last three members of a wire payload.
@@ -106,67 +117,75 @@ type Event struct {
 	Sig  string `json:"sig,omitempty"`
 }
 
-// Manual records a card entered by hand (RULES.md §1 "Misread": who and when).
-type Manual struct {
-	Dealer string    `json:"dealer"`
-	At     time.Time `json:"at"`
-}
-
-// Accounting is the end-of-shoe count (RULES.md §1 "Counting").
-type Accounting struct {
-	Dealt  int `json:"dealt"`
-	Burned int `json:"burned"`
-	Left   int `json:"left"`
-	Total  int `json:"total"`
-	Want   int `json:"want"`
-}
-
 // Source names for Event.Source.
 const SourceTable = "table" // the table's daemon
 
-// Public returns the event as the public feed may carry it (RULES.md §1 "Hidden cards"): a
-// face-down card loses its identity and is marked hidden. Every other event is unchanged.
+// Public returns the event as the public feed carries it (RULES.md §1 "Hidden cards"). It
+// works on the structure alone, never on words, and is a function of the secure payload (the
+// public form of a decoded secure payload is the public payload):
+//
+//   - Card is kept only where the event shows it face up (a face-up card or burn, a reveal);
+//     anywhere else (a face-down card, a fault's card, a card entered by hand) it goes, and
+//     Hidden says so.
+//   - Cards, Missing and Extra (cards named but not shown), a Need's Exchanges (the closed
+//     cards a seat may throw) and Raw (a device's own bytes) never reach the public feed.
+//   - In a round.result, the cards a Hand marks Down go with the hand's total and category,
+//     and Detail goes when any card of the round stayed face down (Unshown).
+//   - Words that could tell about hidden cards in other ways (a fault's problem, the
+//     dealer's guidance, which say totals) stay on the secure feed.
+//
 // A hidden card's identity reaches the public feed only in a later Revealed event.
 func (e Event) Public() Event {
-	if e.Face != nil && *e.Face == games.FaceDown && e.Card != nil {
-		e.Card = nil
+	if e.Card != nil && (e.Face == nil || *e.Face != FaceUp) {
+		e.Card, e.Hidden = nil, true
+	}
+	if len(e.Cards)+len(e.Missing)+len(e.Extra) > 0 {
 		e.Hidden = true
+	}
+	e.Cards, e.Missing, e.Extra = nil, nil, nil
+	e.Raw = ""
+	if e.Need != nil && len(e.Need.Exchanges) > 0 {
+		n := *e.Need
+		n.Exchanges, e.Need, e.Hidden = nil, &n, true
 	}
 	switch e.Type {
 	case Guide:
-		// Guidance never names cards, but it must not say more about hidden ones either: keep
-		// only what the dealer does next.
 		e.Say = nil
 	case Fault:
-		// A fault's words may name a card (a foreign card, a card out of turn, the raw line of
-		// a misread): the public feed keeps the code and whether the round is held.
 		e.Problem = ""
-		e.Card = nil
-	case FaultResolved:
-		e.Reason, _, _ = strings.Cut(e.Reason, " of ") // "manual entry of Kd" → "manual entry"
-		e.Reason, _, _ = strings.Cut(e.Reason, ":")    // "void: …" → "void"
-	case Decision:
-		// Draw poker's exchange names the closed cards thrown: only their number is public.
-		if rest, ok := strings.CutPrefix(e.Choice, "exchange:"); ok {
-			n := 0
-			if rest != "" {
-				n = strings.Count(rest, ",") + 1
-			}
-			e.Choice = fmt.Sprintf("exchange:%d", n)
+	}
+	if e.Hands != nil {
+		hs := make([]Hand, len(e.Hands))
+		for i, h := range e.Hands {
+			hs[i] = h.public()
+			e.Hidden = e.Hidden || len(h.Down) > 0
 		}
-	case RoundResult:
-		if e.PublicHands != nil {
-			e.Hands = e.PublicHands
-		}
-		if e.PublicDealer != nil {
-			e.Dealer = e.PublicDealer
-		}
-		if e.HideDetail {
-			e.Detail = nil
+		e.Hands = hs
+	}
+	if e.Dealer != nil {
+		d := e.Dealer.public()
+		e.Hidden = e.Hidden || len(e.Dealer.Down) > 0
+		e.Dealer = &d
+	}
+	if e.Unshown > 0 {
+		e.Detail, e.Hidden = nil, true
+	}
+	return e
+}
+
+// public returns the hand without the cards it marks Down, and without what they would tell.
+func (h Hand) public() Hand {
+	if len(h.Down) == 0 {
+		return h
+	}
+	var cs []card.Card
+	for i, c := range h.Cards {
+		if !slices.Contains(h.Down, i) {
+			cs = append(cs, c)
 		}
 	}
-	e.PublicHands, e.PublicDealer, e.HideDetail = nil, nil, false
-	return e
+	h.Cards, h.Down, h.Total, h.Category = cs, nil, 0, ""
+	return h
 }
 
 // Marshal encodes the event as compact JSON with the fields in a fixed order, without its seal:
@@ -209,9 +228,18 @@ func Decode(b []byte) (Event, error) {
 	return e, nil
 }
 
-var knownTypes = map[Type]bool{
-	ShoeLoaded: true, DecksVerified: true, Shuffled: true, Cut: true, CutCardPlaced: true, Burn: true,
-	RoundOpened: true, CardDealt: true, Revealed: true, Decision: true, Guide: true, CutCardReached: true,
-	RoundResult: true, RoundSettled: true, RoundVoided: true, ShoeEnded: true, Fault: true,
-	FaultResolved: true, DeviceStatus: true, TableAction: true,
-}
+// types are the event types of schema version 1, in the README's order.
+var types = []Type{ShoeLoaded, DecksVerified, Shuffled, Cut, CutCardPlaced, Burn, RoundOpened, CardDealt, Revealed,
+	Decision, Guide, CutCardReached, RoundResult, RoundSettled, RoundVoided, ShoeEnded, Fault, TableAction,
+	FaultResolved, DeviceStatus}
+
+var knownTypes = func() map[Type]bool {
+	m := map[Type]bool{}
+	for _, t := range types {
+		m[t] = true
+	}
+	return m
+}()
+
+// Types returns the event types of schema version 1.
+func Types() []Type { return append([]Type(nil), types...) }

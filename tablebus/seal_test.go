@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sabot-tables/sabot/games"
 	"github.com/sabot-tables/sabot/shoe/card"
 	"github.com/sabot-tables/sabot/tablebus"
 	"github.com/sabot-tables/sabot/tablebus/bustest"
@@ -36,9 +35,9 @@ var vector = strings.Join([]string{
 
 func vectorEvent() tablebus.Event {
 	c := card.MustParse("Qh")
-	up := games.FaceUp
+	up := tablebus.FaceUp
 	return tablebus.Event{V: 1, Seq: 42, Type: tablebus.CardDealt, Table: "T1", Source: "table", Session: 3, Shoe: "T1-000001",
-		Round: 7, TS: time.Date(2026, 5, 1, 20, 15, 0, 0, time.UTC), Card: &c, Face: &up, To: &games.Place{Name: "player"}, Pos: 12}
+		Round: 7, TS: time.Date(2026, 5, 1, 20, 15, 0, 0, time.UTC), Card: &c, Face: &up, To: &tablebus.Place{Name: "player"}, Pos: 12}
 }
 
 func vectorPrev() tablebus.Hash {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/sabot-tables/sabot/games"
 	"github.com/sabot-tables/sabot/shoe/card"
 )
 
@@ -38,19 +37,19 @@ func (s Status) Before(t Status) bool {
 // Command is a message on Topics.Commands: the dealer terminal (or a simulator) asking the
 // daemon to do something.
 type Command struct {
-	V      int         `json:"v"`
-	ID     string      `json:"id,omitempty"`     // correlation id, echoed in log lines
-	Cmd    string      `json:"cmd"`              // see Commands
-	Dealer string      `json:"dealer,omitempty"` // who: recorded with manual cards and voids
-	At     int         `json:"at,omitempty"`     // cut
-	Behind int         `json:"behind,omitempty"` // cutcard
-	Bets   []games.Bet `json:"bets,omitempty"`   // bets
-	Seat   int         `json:"seat,omitempty"`   // decision
-	Choice string      `json:"decision,omitempty"`
-	Card   *card.Card  `json:"card,omitempty"`   // manual
-	Reason string      `json:"reason,omitempty"` // void
-	Action string      `json:"action,omitempty"` // table: the chemin de fer bank's "withdraw", "accept", …
-	Amount int64       `json:"amount,omitempty"` // table
+	V      int        `json:"v"`
+	ID     string     `json:"id,omitempty"`     // correlation id, echoed in log lines
+	Cmd    string     `json:"cmd"`              // see Commands
+	Dealer string     `json:"dealer,omitempty"` // who: recorded with manual cards and voids
+	At     int        `json:"at,omitempty"`     // cut
+	Behind int        `json:"behind,omitempty"` // cutcard
+	Bets   []Bet      `json:"bets,omitempty"`   // bets
+	Seat   int        `json:"seat,omitempty"`   // decision
+	Choice string     `json:"decision,omitempty"`
+	Card   *card.Card `json:"card,omitempty"`   // manual
+	Reason string     `json:"reason,omitempty"` // void
+	Action string     `json:"action,omitempty"` // table: the chemin de fer bank's "withdraw", "accept", …
+	Amount int64      `json:"amount,omitempty"` // table
 	// The seal: when it was signed (a command further than CommandWindow from the daemon's
 	// clock is refused), the signing key's id and the signature (seal.go).
 	TS  time.Time `json:"ts,omitzero"`

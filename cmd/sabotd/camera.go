@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/sabot-tables/sabot/driver/camerashoe"
 	"github.com/sabot-tables/sabot/shoe"
+	"github.com/sabot-tables/sabot/shoe/card"
 	"github.com/sabot-tables/sabot/tablebus"
 	"github.com/sabot-tables/sabot/tablebus/outbox"
 	"github.com/sabot-tables/sabot/vision"
@@ -68,11 +70,11 @@ func (c *cameraShoe) run(ctx context.Context, loop *shoe.Loop) error {
 			enter = ev.At
 			continue
 		case camerashoe.CardExit:
-			p := c.passage(ctx, enter, ev.At)
-			in = passageInput(p, ev.At)
+			p, seen := c.passage(ctx, enter, ev.At)
+			in = passageInput(p, seen, ev.At)
 			c.log.Info("card out of the gate", "read", p.Result.String(), "frames", p.Frames, "agree", p.Agree, "tally", p.Tally)
 		case camerashoe.CardStuck:
-			in = shoe.DeviceFault{Device: "shoe", Code: "jam", Detail: fmt.Sprintf("a card has blocked the exit gate for %v", ev.Dur.Round(time.Millisecond)), Time: ev.At}
+			in = shoe.DeviceFault{Device: "shoe", Code: "jam", Detail: fmt.Sprintf("a card has blocked the exit gate for %d ms", ev.Dur.Milliseconds()), Time: ev.At}
 		case camerashoe.CardInGate:
 			in = shoe.DeviceFault{Device: "shoe", Code: "card-in-gate", Detail: "a card was in the exit gate at start: a card in flight", Time: ev.At}
 		case camerashoe.LidOpen:
@@ -124,8 +126,9 @@ func (c *cameraShoe) readFrames(ctx context.Context) {
 }
 
 // passage combines the frames captured between the gate's edges, waiting (a little) for the
-// frames captured up to the trailing edge to be recognized.
-func (c *cameraShoe) passage(ctx context.Context, enter, exit time.Time) vision.Passage {
+// frames captured up to the trailing edge to be recognized. It returns the cards the frames
+// read too, each once, for a misread to name in its own field.
+func (c *cameraShoe) passage(ctx context.Context, enter, exit time.Time) (vision.Passage, []card.Card) {
 	deadline := time.NewTimer(time.Second)
 	defer deadline.Stop()
 	for {
@@ -149,19 +152,25 @@ func (c *cameraShoe) passage(ctx context.Context, enter, exit time.Time) vision.
 	}
 	var comb vision.Combiner
 	comb.Begin()
+	var seen []card.Card
 	c.mu.Lock()
 	for _, f := range c.frames {
 		if !f.at.Before(enter) && !f.at.After(exit) {
 			comb.Add(f.res)
+			if f.res.Kind == vision.Card && f.res.Card.Valid() && !slices.Contains(seen, f.res.Card) {
+				seen = append(seen, f.res.Card)
+			}
 		}
 	}
 	c.mu.Unlock()
-	return comb.End()
+	return comb.End(), seen
 }
 
 // passageInput turns one card's passage into a shoe read: a card, the stop card, or a misread
-// (a rejection, or a card seen face down in the reader), never a guess.
-func passageInput(p vision.Passage, at time.Time) shoe.Input {
+// (a rejection, or a card seen face down in the reader), never a guess. A misread's words name
+// no card: the cards some frames read go in Seen (the combiner's reason, which names them, is
+// in the log line of the passage).
+func passageInput(p vision.Passage, seen []card.Card, at time.Time) shoe.Input {
 	switch p.Kind {
 	case vision.Card:
 		return shoe.Read{Kind: shoe.ReadCard, Card: p.Card, Time: at}
@@ -171,10 +180,15 @@ func passageInput(p vision.Passage, at time.Time) shoe.Input {
 		return shoe.Read{Kind: shoe.ReadUnreadable, Detail: "the card came out face down (the reader saw its back)", Time: at}
 	}
 	reason := p.Reason
-	if reason == "" {
+	switch {
+	case len(seen) > 1:
+		reason = fmt.Sprintf("the frames read %d different cards", len(seen))
+	case len(seen) == 1:
+		reason = fmt.Sprintf("%d of %d frames read a card, too few or mixed with other reads", p.Agree, p.Frames)
+	case reason == "":
 		reason = "no frame read the card"
 	}
-	return shoe.Read{Kind: shoe.ReadUnreadable, Detail: "the camera could not read the card: " + reason, Time: at}
+	return shoe.Read{Kind: shoe.ReadUnreadable, Detail: "the camera could not read the card: " + reason, Seen: seen, Time: at}
 }
 
 // showState lights the shoe's LED from the table's state: held blinks slowly, a fault fast,

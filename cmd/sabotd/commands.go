@@ -40,7 +40,7 @@ func commandInput(c tablebus.Command, now time.Time) (any, error) {
 	case "cutcard":
 		return shoe.CutCardPlaced{Behind: c.Behind, Dealer: c.Dealer, Time: now}, nil
 	case "bets":
-		return shoe.OpenRound{Bets: c.Bets, Time: now}, nil
+		return shoe.OpenRound{Bets: tablebus.GameBets(c.Bets), Time: now}, nil
 	case "decision":
 		return shoe.PlayerDecision{Seat: c.Seat, Choice: c.Choice, Time: now}, nil
 	case "manual":

@@ -190,7 +190,7 @@ func shoeInput(r readershoe.Read) shoe.Input {
 	case readershoe.Malformed:
 		// The protocol has no checksum: a damaged line is never turned into a card. It may have
 		// been one, so it holds the round like a misread (RULES.md §1).
-		return shoe.Read{Kind: shoe.ReadUnreadable, Detail: fmt.Sprintf("damaged line from the shoe %q", r.Raw), Time: at}
+		return shoe.Read{Kind: shoe.ReadUnreadable, Detail: "damaged line from the shoe", Raw: fmt.Sprintf("%q", r.Raw), Time: at}
 	case readershoe.Alarm:
 		return shoe.DeviceFault{Device: "shoe", Code: "shoe-alarm", Detail: strings.TrimSpace(r.Code + " " + r.Text), Time: at}
 	case readershoe.LinkDown:

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sabot-tables/sabot/games"
 	"github.com/sabot-tables/sabot/shoe/card"
 	"github.com/sabot-tables/sabot/tablebus"
 	"github.com/sabot-tables/sabot/tablebus/mosquittotest"
@@ -197,7 +196,7 @@ func TestEndToEnd(t *testing.T) {
 		if p.Seq != s.Seq || p.Type != s.Type {
 			t.Fatalf("public #%d %s vs secure #%d %s", p.Seq, p.Type, s.Seq, s.Type)
 		}
-		if s.Face != nil && *s.Face == games.FaceDown && (p.Card != nil || !p.Hidden) {
+		if s.Face != nil && *s.Face == tablebus.FaceDown && (p.Card != nil || !p.Hidden) {
 			t.Fatalf("public #%d carries a face-down card: %+v", p.Seq, p)
 		}
 	}

@@ -10,9 +10,12 @@ package follow
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/sabot-tables/sabot/games"
+	"github.com/sabot-tables/sabot/shoe/card"
 	"github.com/sabot-tables/sabot/tablebus"
 )
 
@@ -48,6 +51,29 @@ func alarm(src tablebus.Event, code, format string, a ...any) tablebus.Event {
 	e := out(src, tablebus.Fault)
 	e.Code, e.Problem, e.Hold = code, fmt.Sprintf(format, a...), true
 	return e
+}
+
+// cardAlarm is an alarm about the source's card: the card and its position go in their fields,
+// never in the words (RULES.md §1 "Hidden cards": the card may be face down).
+func cardAlarm(src tablebus.Event, code, format string, a ...any) tablebus.Event {
+	e := alarm(src, code, format, a...)
+	e.Card, e.Pos = src.Card, src.Pos
+	return e
+}
+
+// words says an engine's refusal without the card or the cards it names: a RuleError's What
+// is the card refused, or the decision with its cards.
+func words(err error) string {
+	var re *games.RuleError
+	if !errors.As(err, &re) {
+		return err.Error()
+	}
+	w := *re
+	w.What, _ = tablebus.SplitDecision(re.What)
+	if _, cerr := card.Parse(strings.TrimPrefix(re.What, "burn ")); cerr == nil {
+		w.What = "the card"
+	}
+	return w.Error()
 }
 
 // Apply takes the next event of the daemon's secure feed and returns the engine's own events:
@@ -89,7 +115,7 @@ func (f *Follower) Apply(e tablebus.Event) []tablebus.Event {
 		}
 	case tablebus.RoundOpened:
 		f.inRound, f.round, f.mine, f.broken = false, e.Round, nil, false
-		if err := f.eng.Begin(e.Bets); err != nil {
+		if err := f.eng.Begin(tablebus.GameBets(e.Bets)); err != nil {
 			return append(res, alarm(e, AlarmRule, "round %d: the engine refuses the bets: %v", e.Round, err))
 		}
 		f.inRound = true
@@ -105,11 +131,11 @@ func (f *Follower) Apply(e tablebus.Event) []tablebus.Event {
 		case e.Type == tablebus.Burn && need.Kind == games.NeedBurn:
 			step, err = f.eng.Burn(*e.Card)
 		case e.Type == tablebus.CardDealt && need.Kind == games.NeedCard:
-			if e.To == nil || *e.To != need.To {
-				res = append(res, alarm(e, AlarmMismatch, "round %d: %s went to %v; the engine expected it for %s", e.Round, e.Card, e.To, need.To))
+			if e.To == nil || *e.To != tablebus.PlaceOf(need.To) {
+				res = append(res, cardAlarm(e, AlarmMismatch, "round %d: the card went to %v; the engine expected it for %s", e.Round, e.To, need.To))
 			}
-			if e.Face == nil || *e.Face != need.Face {
-				res = append(res, alarm(e, AlarmMismatch, "round %d: %s dealt face %v; the engine deals it face %s", e.Round, e.Card, e.Face, need.Face))
+			if e.Face == nil || *e.Face != tablebus.FaceOf(need.Face) {
+				res = append(res, cardAlarm(e, AlarmMismatch, "round %d: the card dealt face %v; the engine deals it face %s", e.Round, e.Face, need.Face))
 			}
 			step, err = f.eng.Card(*e.Card)
 		case e.Type == tablebus.CardDealt && need.Kind == games.NeedDecision:
@@ -119,17 +145,19 @@ func (f *Follower) Apply(e tablebus.Event) []tablebus.Event {
 		}
 		if err != nil {
 			f.broken = true
-			return append(res, alarm(e, AlarmRule, "round %d: %v", e.Round, err))
+			return append(res, cardAlarm(e, AlarmRule, "round %d: %s", e.Round, words(err)))
 		}
 		return append(res, f.after(e, step)...)
 	case tablebus.Decision:
 		if !f.inRound || f.broken || e.Round != f.round {
 			return res
 		}
-		step, err := f.eng.Decide(e.Seat, e.Choice)
+		step, err := f.eng.Decide(e.Seat, e.GameDecision())
 		if err != nil {
 			f.broken = true
-			return append(res, alarm(e, AlarmRule, "round %d: %v", e.Round, err))
+			a := alarm(e, AlarmRule, "round %d: %s", e.Round, words(err))
+			a.Cards = e.Cards
+			return append(res, a)
 		}
 		return append(res, f.after(e, step)...)
 	case tablebus.RoundVoided:
@@ -140,8 +168,13 @@ func (f *Follower) Apply(e tablebus.Event) []tablebus.Event {
 			return append(res, alarm(e, AlarmMismatch, "round %d: the daemon gave the result while the engine still needs %s", e.Round, f.eng.Need()))
 		}
 		if f.mine != nil && e.Round == f.round {
-			theirs := tablebus.Event{Result: e.Result, Hands: e.Hands, Dealer: e.Dealer}
-			mine := tablebus.Event{Result: f.mine.Result, Hands: f.mine.Hands, Dealer: f.mine.Dealer}
+			// The daemon marks the cards that stayed face down; the engine knows nothing of faces.
+			theirs := tablebus.Event{Result: e.Result, Hands: unmarked(e.Hands), Dealer: e.Dealer}
+			if e.Dealer != nil {
+				theirs.Dealer = &unmarked([]tablebus.Hand{*e.Dealer})[0]
+			}
+			r, _, _ := tablebus.ResultOf(f.mine)
+			mine := tablebus.Event{Result: r.Result, Hands: r.Hands, Dealer: r.Dealer}
 			if !sameJSON(theirs, mine) {
 				res = append(res, alarm(e, AlarmMismatch, "round %d: the daemon's result differs from the engine's", e.Round))
 			}
@@ -152,7 +185,7 @@ func (f *Follower) Apply(e tablebus.Event) []tablebus.Event {
 			return append(res, alarm(e, AlarmMismatch, "round %d: the daemon settled the round while the engine still needs %s", e.Round, f.eng.Need()))
 		}
 		if f.mine != nil && e.Round == f.round {
-			if !sameJSON(e.Settle, f.mine.Settlements) {
+			if !sameJSON(e.Settle, tablebus.SettlementsOf(f.mine.Settlements)) {
 				res = append(res, alarm(e, AlarmMismatch, "round %d: the daemon's settlement differs from the engine's", e.Round))
 			}
 			f.mine = nil
@@ -171,11 +204,14 @@ func (f *Follower) after(e tablebus.Event, step games.Step) []tablebus.Event {
 		return []tablebus.Event{alarm(e, AlarmRule, "round %d: no outcome: %v", e.Round, err)}
 	}
 	f.mine = o
+	res, set, err := tablebus.ResultOf(o)
+	if err != nil {
+		return []tablebus.Event{alarm(e, AlarmRule, "round %d: %v", e.Round, err)}
+	}
 	r := out(e, tablebus.RoundResult)
-	r.Game, r.Result, r.Hands, r.Dealer, r.Detail = f.eng.Game(), o.Result, o.Hands, o.Dealer, o.Detail
+	r.Game, r.Result, r.Hands, r.Dealer, r.Detail = f.eng.Game(), res.Result, res.Hands, res.Dealer, res.Detail
 	s := out(e, tablebus.RoundSettled)
-	net := o.Net()
-	s.Settle, s.Net = o.Settlements, &net
+	s.Settle, s.Net = set.Settle, set.Net
 	g := out(e, tablebus.Guide)
 	g.Say = step.Say
 	return []tablebus.Event{r, s, g}
@@ -183,9 +219,22 @@ func (f *Follower) after(e tablebus.Event, step games.Step) []tablebus.Event {
 
 func (f *Follower) guide(e tablebus.Event, say []string) tablebus.Event {
 	g := out(e, tablebus.Guide)
-	n := f.eng.Need()
+	n := tablebus.NeedOf(f.eng.Need())
 	g.Need, g.Say = &n, say
 	return g
+}
+
+// unmarked returns the hands without the daemon's marks of the cards that stayed face down.
+func unmarked(hs []tablebus.Hand) []tablebus.Hand {
+	out := make([]tablebus.Hand, len(hs))
+	for i, h := range hs {
+		h.Down = nil
+		out[i] = h
+	}
+	if hs == nil {
+		return nil
+	}
+	return out
 }
 
 func sameJSON(a, b any) bool {

@@ -70,7 +70,12 @@ func TestFollowerAgreesWithTheDaemon(t *testing.T) {
 		for _, e := range evs {
 			switch e.Type {
 			case tablebus.RoundResult:
-				theirResults = append(theirResults, js([]any{e.Round, e.Result, e.Hands}))
+				// The daemon marks the cards that stayed face down; the engine knows no faces.
+				hs := append([]tablebus.Hand(nil), e.Hands...)
+				for i := range hs {
+					hs[i].Down = nil
+				}
+				theirResults = append(theirResults, js([]any{e.Round, e.Result, hs}))
 			case tablebus.RoundSettled:
 				theirSettled = append(theirSettled, js([]any{e.Round, e.Settle, *e.Net}))
 			}
@@ -96,7 +101,7 @@ func TestFollowerAlarms(t *testing.T) {
 		bad := append([]tablebus.Event(nil), evs...)
 		for i, e := range bad {
 			if e.Type == tablebus.CardDealt && e.To.Name == "banker" {
-				bad[i].To = &games.Place{Name: "player"}
+				bad[i].To = &tablebus.Place{Name: "player"}
 				break
 			}
 		}
@@ -109,7 +114,7 @@ func TestFollowerAlarms(t *testing.T) {
 		bad := append([]tablebus.Event(nil), evs...)
 		for i, e := range bad {
 			if e.Type == tablebus.RoundSettled && len(e.Settle) > 0 {
-				s := append([]games.Settlement(nil), e.Settle...)
+				s := append([]tablebus.Settlement(nil), e.Settle...)
 				s[0].Net++
 				bad[i].Settle = s
 				break

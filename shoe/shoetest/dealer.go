@@ -146,17 +146,18 @@ func (d *Dealer) Next(g tablebus.Event) (Action, error) {
 		if g.Need == nil {
 			return Action{}, fmt.Errorf("shoetest: guidance in round without a need")
 		}
-		switch g.Need.Kind {
+		n := g.Need.Game()
+		switch n.Kind {
 		case games.NeedCard, games.NeedBurn:
 			return Action{Kind: Draw}, nil
 		case games.NeedDecision:
 			c := ""
 			if d.Choose != nil {
-				c = d.Choose(d.Rng, *g.Need)
-			} else if len(g.Need.Options) > 0 {
-				c = g.Need.Options[0]
+				c = d.Choose(d.Rng, n)
+			} else if len(n.Options) > 0 {
+				c = n.Options[0]
 			}
-			return Action{Kind: Decide, Seat: g.Need.Seat, Choice: c}, nil
+			return Action{Kind: Decide, Seat: n.Seat, Choice: c}, nil
 		}
 		return Action{Kind: Wait}, nil
 	case shoe.Counting.String():

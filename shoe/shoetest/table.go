@@ -28,6 +28,13 @@ type Table struct {
 	Tick  time.Duration
 	// MisreadEvery makes every n-th card drawn unreadable (0: never), to exercise the hold.
 	MisreadEvery int
+	// StrayEvery makes the reader see again, before every n-th card drawn, a card already
+	// dealt (0: never): a foreign card to a one-deck game, an extra card to a shoe that the
+	// end-of-shoe count finds, to exercise the faults that name a card.
+	StrayEvery int
+	// BurnModeEvery reads every n-th card drawn in the shoe's burn mode (0: never): a
+	// discretionary burn between rounds, a card out of turn inside one.
+	BurnModeEvery int
 	// Emit receives every event in order. Seq and the envelope are the caller's to fill.
 	Emit func(tablebus.Event) error
 	// Journal, when set, receives each step: the input's journal form and its events.
@@ -38,6 +45,7 @@ type Table struct {
 	discards []card.Card
 	inHand   card.Card // the card the dealer is holding after a misread
 	drawn    int
+	strayed  bool // the stray before the next card is read
 	last     tablebus.Event
 }
 
@@ -160,6 +168,13 @@ func (t *Table) act() ([]tablebus.Event, error) {
 			return nil, fmt.Errorf("shoetest: the shoe is empty and the table wants a card")
 		}
 		it := t.stack[0]
+		if t.StrayEvery > 0 && !it.Cut && len(t.discards) > 0 && (t.drawn+1)%t.StrayEvery == 0 && !t.strayed {
+			// The same physical card read twice: the tray and the discards stay as they are.
+			t.strayed = true
+			c := t.discards[t.Dealer.Rng.IntN(len(t.discards))]
+			return t.step(shoe.Read{Kind: shoe.ReadCard, Card: c, Time: now})
+		}
+		t.strayed = false
 		t.stack = t.stack[1:]
 		if it.Cut {
 			return t.step(shoe.Read{Kind: shoe.ReadCut, Time: now})
@@ -168,15 +183,24 @@ func (t *Table) act() ([]tablebus.Event, error) {
 		t.drawn++
 		if t.MisreadEvery > 0 && t.drawn%t.MisreadEvery == 0 {
 			t.inHand = it.Card
-			return t.step(shoe.Read{Kind: shoe.ReadUnreadable, Detail: "simulated misread", Time: now})
+			// What a camera's frames saw: the card, and a card it could be taken for.
+			seen := []card.Card{it.Card, card.New(it.Card.Rank()%card.King+1, it.Card.Suit())}
+			return t.step(shoe.Read{Kind: shoe.ReadUnreadable, Detail: "simulated misread", Seen: seen, Time: now})
 		}
-		return t.step(shoe.Read{Kind: shoe.ReadCard, Card: it.Card, Time: now})
+		burn := t.BurnModeEvery > 0 && t.drawn%t.BurnModeEvery == 0
+		return t.step(shoe.Read{Kind: shoe.ReadCard, Card: it.Card, BurnMode: burn, Time: now})
 	case Bets:
 		return t.step(shoe.OpenRound{Bets: a.Bets, Time: now})
 	case Decide:
 		return t.step(shoe.PlayerDecision{Seat: a.Seat, Choice: a.Choice, Time: now})
 	case Manual:
-		return t.step(shoe.ManualCard{Card: t.inHand, Dealer: t.Dealer.ID, Time: now})
+		evs, err := t.step(shoe.ManualCard{Card: t.inHand, Dealer: t.Dealer.ID, Time: now})
+		if errors.Is(err, shoe.ErrRefused) && (t.StrayEvery > 0) {
+			// A stray took the card's last copy from the shoe's count: the card cannot be
+			// entered, and the dealer voids the round.
+			return t.step(shoe.VoidRound{Reason: "the card cannot be entered", Dealer: t.Dealer.ID, Time: now})
+		}
+		return evs, err
 	case Void:
 		return t.step(shoe.VoidRound{Reason: "simulated fault", Dealer: t.Dealer.ID, Time: now})
 	case Manage:

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sabot-tables/sabot/games"
 	"github.com/sabot-tables/sabot/shoe/card"
 	"github.com/sabot-tables/sabot/tablebus"
 )
@@ -29,7 +28,7 @@ func TestAppendReopen(t *testing.T) {
 		t.Fatalf("fresh journal next seq %d", j.NextSeq())
 	}
 	s1, _ := j.NewSession()
-	down := games.FaceDown
+	down := tablebus.FaceDown
 	c := card.MustParse("Qh")
 	for i := uint64(1); i <= 5; i++ {
 		e := ev(i, tablebus.CardDealt)

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sabot-tables/sabot/games"
 	"github.com/sabot-tables/sabot/shoe/card"
 	"github.com/sabot-tables/sabot/tablebus"
 	"github.com/sabot-tables/sabot/tablebus/bustest"
@@ -135,9 +134,9 @@ func BenchmarkFloor50Tables(b *testing.B) {
 				}
 				next = next.Add(time.Second / perSec)
 				c := card.FromIndex(n % 52)
-				up := games.FaceUp
+				up := tablebus.FaceUp
 				e := tablebus.Event{Type: tablebus.CardDealt, Shoe: "S1", Round: uint64(n/6 + 1), Card: &c, Face: &up,
-					To: &games.Place{Name: "player"}, Pos: n + 1, TS: time.Now()}
+					To: &tablebus.Place{Name: "player"}, Pos: n + 1, TS: time.Now()}
 				if err := tb.ob.Emit(ctx, nil, []tablebus.Event{e}); err != nil {
 					b.Error(err)
 					return

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sabot-tables/sabot/games"
 	"github.com/sabot-tables/sabot/tablebus"
 )
 
@@ -289,7 +288,7 @@ func (t *table) view() TableView {
 			r.Hands[i] = h
 		}
 		r.Burns = append([]CardView(nil), r.Burns...)
-		r.Bets = append([]games.Bet{}, r.Bets...)
+		r.Bets = append([]tablebus.Bet{}, r.Bets...)
 		v.Round = &r
 	}
 	if v.Roads != nil {

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sabot-tables/sabot/games"
 	"github.com/sabot-tables/sabot/shoe/card"
 	"github.com/sabot-tables/sabot/tablebus"
 )
@@ -33,12 +32,12 @@ func (f *feed) ev(typ tablebus.Type, fill func(*tablebus.Event)) Delivery {
 	return Delivery{Event: &e}
 }
 
-func cardP(s string) *card.Card      { c := card.MustParse(s); return &c }
-func faceP(f games.Face) *games.Face { return &f }
-func boolP(b bool) *bool             { return &b }
-func int64P(n int64) *int64          { return &n }
+func cardP(s string) *card.Card            { c := card.MustParse(s); return &c }
+func faceP(f tablebus.Face) *tablebus.Face { return &f }
+func boolP(b bool) *bool                   { return &b }
+func int64P(n int64) *int64                { return &n }
 
-func (f *feed) card(c string, to games.Place, face games.Face, pos int) Delivery {
+func (f *feed) card(c string, to tablebus.Place, face tablebus.Face, pos int) Delivery {
 	return f.ev(tablebus.CardDealt, func(e *tablebus.Event) {
 		e.Card, e.To, e.Face, e.Pos = cardP(c), &to, faceP(face), pos
 	})
@@ -62,18 +61,18 @@ func TestBaccaratRound(t *testing.T) {
 	f := &feed{table: "T1", at: t0}
 	fl.Apply(f.ev(tablebus.ShoeLoaded, func(e *tablebus.Event) { e.Game, e.Decks, e.Count = "punto-banco", 8, 416 }))
 	fl.Apply(f.ev(tablebus.CutCardPlaced, func(e *tablebus.Event) { e.Behind = 6 }))
-	fl.Apply(f.ev(tablebus.Burn, func(e *tablebus.Event) { e.Card, e.Face, e.Pos, e.Count = cardP("2s"), faceP(games.FaceUp), 1, 2 }))
-	fl.Apply(f.ev(tablebus.Burn, func(e *tablebus.Event) { e.Card, e.Face, e.Pos = cardP("9h"), faceP(games.FaceDown), 2 }))
-	fl.Apply(f.ev(tablebus.Burn, func(e *tablebus.Event) { e.Card, e.Face, e.Pos = cardP("Kd"), faceP(games.FaceDown), 3 }))
+	fl.Apply(f.ev(tablebus.Burn, func(e *tablebus.Event) { e.Card, e.Face, e.Pos, e.Count = cardP("2s"), faceP(tablebus.FaceUp), 1, 2 }))
+	fl.Apply(f.ev(tablebus.Burn, func(e *tablebus.Event) { e.Card, e.Face, e.Pos = cardP("9h"), faceP(tablebus.FaceDown), 2 }))
+	fl.Apply(f.ev(tablebus.Burn, func(e *tablebus.Event) { e.Card, e.Face, e.Pos = cardP("Kd"), faceP(tablebus.FaceDown), 3 }))
 	f.round = 1
-	bets := []games.Bet{{Seat: 1, Spot: "player", Amount: 5000}, {Seat: 3, Spot: "banker", Amount: 2500}}
+	bets := []tablebus.Bet{{Seat: 1, Spot: "player", Amount: 5000}, {Seat: 3, Spot: "banker", Amount: 2500}}
 	fl.Apply(f.ev(tablebus.RoundOpened, func(e *tablebus.Event) { e.Game, e.Bets = "punto-banco", bets }))
-	player, banker := games.Place{Name: "player"}, games.Place{Name: "banker"}
-	fl.Apply(f.card("4h", player, games.FaceUp, 4))
-	fl.Apply(f.card("9d", banker, games.FaceUp, 5))
-	fl.Apply(f.card("Ac", player, games.FaceUp, 6))
+	player, banker := tablebus.Place{Name: "player"}, tablebus.Place{Name: "banker"}
+	fl.Apply(f.card("4h", player, tablebus.FaceUp, 4))
+	fl.Apply(f.card("9d", banker, tablebus.FaceUp, 5))
+	fl.Apply(f.card("Ac", player, tablebus.FaceUp, 6))
 	fl.Apply(f.ev(tablebus.Guide, func(e *tablebus.Event) {
-		e.State, e.Need, e.Say = "in-round", &games.Need{Kind: games.NeedCard, To: banker}, []string{"card to banker"}
+		e.State, e.Need, e.Say = "in-round", &tablebus.Need{Kind: tablebus.NeedCard, To: banker}, []string{"card to banker"}
 	}))
 
 	v, ok := fl.Table("T1")
@@ -93,16 +92,16 @@ func TestBaccaratRound(t *testing.T) {
 		t.Errorf("need %q state %q stake %d round state %q", v.Need, v.State, v.Round.Stake, v.Round.State)
 	}
 
-	fl.Apply(f.card("Th", banker, games.FaceUp, 7))
+	fl.Apply(f.card("Th", banker, tablebus.FaceUp, 7))
 	fl.Apply(f.ev(tablebus.RoundResult, func(e *tablebus.Event) {
 		e.Game, e.Result = "punto-banco", "banker"
-		e.Hands = []games.Hand{
+		e.Hands = []tablebus.Hand{
 			{Name: "player", Cards: []card.Card{card.MustParse("4h"), card.MustParse("Ac")}, Total: 5, Outcome: "lose"},
 			{Name: "banker", Cards: []card.Card{card.MustParse("9d"), card.MustParse("Th")}, Total: 9, Outcome: "win"},
 		}
 	}))
 	fl.Apply(f.ev(tablebus.RoundSettled, func(e *tablebus.Event) {
-		e.Settle = []games.Settlement{{Seat: 1, Spot: "player", Amount: 5000, Net: -5000}, {Seat: 3, Spot: "banker", Amount: 2500, Net: 2375}}
+		e.Settle = []tablebus.Settlement{{Seat: 1, Spot: "player", Amount: 5000, Net: -5000}, {Seat: 3, Spot: "banker", Amount: 2500, Net: 2375}}
 		e.Net = int64P(-2625)
 	}))
 	v, _ = fl.Table("T1")
@@ -128,14 +127,14 @@ func TestHiddenHoleCard(t *testing.T) {
 	fl := newFloor()
 	f := &feed{table: "B2", at: t0, round: 7}
 	fl.Apply(f.ev(tablebus.RoundOpened, func(e *tablebus.Event) {
-		e.Game, e.Bets = "blackjack", []games.Bet{{Seat: 2, Spot: "main", Amount: 1000}}
+		e.Game, e.Bets = "blackjack", []tablebus.Bet{{Seat: 2, Spot: "main", Amount: 1000}}
 	}))
-	box, dealer := games.Place{Name: "box", Seat: 2}, games.Place{Name: "dealer"}
-	fl.Apply(f.card("Ad", box, games.FaceUp, 11))
-	fl.Apply(f.card("9s", dealer, games.FaceUp, 12))
-	fl.Apply(f.card("6h", box, games.FaceUp, 13))
+	box, dealer := tablebus.Place{Name: "box", Seat: 2}, tablebus.Place{Name: "dealer"}
+	fl.Apply(f.card("Ad", box, tablebus.FaceUp, 11))
+	fl.Apply(f.card("9s", dealer, tablebus.FaceUp, 12))
+	fl.Apply(f.card("6h", box, tablebus.FaceUp, 13))
 	fl.Apply(f.ev(tablebus.CardDealt, func(e *tablebus.Event) {
-		e.To, e.Face, e.Pos, e.Hidden = &dealer, faceP(games.FaceDown), 14, true
+		e.To, e.Face, e.Pos, e.Hidden = &dealer, faceP(tablebus.FaceDown), 14, true
 	}))
 	fl.Apply(f.ev(tablebus.Decision, func(e *tablebus.Event) { e.Seat, e.Choice = 2, "S" }))
 	v, _ := fl.Table("B2")
@@ -158,12 +157,14 @@ func TestAlerts(t *testing.T) {
 	misread := fl.Apply(f.ev(tablebus.Fault, func(e *tablebus.Event) {
 		e.Code, e.Problem, e.Hold = "misread", "the card could not be read with confidence", true
 	}))
-	fl.Apply(f.ev(tablebus.FaultResolved, func(e *tablebus.Event) { e.Code, e.Reason, e.By = "misread", "manual entry of 4s", "d-117" }))
-	fl.Apply(f.ev(tablebus.Fault, func(e *tablebus.Event) {
-		e.Code, e.Problem, e.Hold = "out-of-turn", "punto-banco: 5h: card out of turn: player stands on 6", true
+	fl.Apply(f.ev(tablebus.FaultResolved, func(e *tablebus.Event) {
+		e.Code, e.Reason, e.Card, e.By = "misread", "manual entry", cardP("4s"), "d-117"
 	}))
 	fl.Apply(f.ev(tablebus.Fault, func(e *tablebus.Event) {
-		e.Code, e.Problem, e.Hold = "foreign-card", "Qs at position 99: a foreign card", true
+		e.Code, e.Problem, e.Hold, e.Card = "out-of-turn", "punto-banco: card out of turn: player stands on 6", true, cardP("5h")
+	}))
+	fl.Apply(f.ev(tablebus.Fault, func(e *tablebus.Event) {
+		e.Code, e.Problem, e.Hold, e.Card = "foreign-card", "the shoe's 8 decks hold no more of the card at position 99 (a foreign or counterfeit card)", true, cardP("Qs")
 	}))
 	fl.Apply(f.ev(tablebus.Fault, func(e *tablebus.Event) {
 		e.Code, e.Problem = "shoe-link", "shoe: the shoe's serial link went down"
@@ -189,8 +190,8 @@ func TestAlerts(t *testing.T) {
 		"critical | engine-alarm | Engine alarm | engine check: round 5: the daemon's result differs from the engine's | ",
 		"critical | daemon-offline | Daemon offline | the daemon of table T1 is offline (session 3, last event #12): no card can come from it | ",
 		"critical | forged-event | Forged event | event 12: signature does not verify with key k1 | ",
-		"critical | foreign-card | Foreign card | Qs at position 99: a foreign card (table held) | ",
-		"critical | tableau | Dealer error against the tableau | punto-banco: 5h: card out of turn: player stands on 6 (table held) | ",
+		"critical | foreign-card | Foreign card | Qs: the shoe's 8 decks hold no more of the card at position 99 (a foreign or counterfeit card) (table held) | ",
+		"critical | tableau | Dealer error against the tableau | 5h: punto-banco: card out of turn: player stands on 6 (table held) | ",
 		"warning | feed | Feed problem | events 7 to 8 are missing from the feed | ",
 		"warning | device-fault | Device fault | shoe: the shoe's serial link went down | ",
 		"warning | misread | Misread | the card could not be read with confidence (table held) | manual entry of 4s by d-117",

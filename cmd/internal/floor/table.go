@@ -2,6 +2,7 @@ package floor
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,27 +25,27 @@ type CardView struct {
 // HandView is one hand on the layout: a house hand (player, banker, dealer, noir, rouge, board)
 // or a seat's box.
 type HandView struct {
-	Place     games.Place `json:"place"`
-	Label     string      `json:"label"`
-	Cards     []CardView  `json:"cards"`
-	Total     string      `json:"total,omitempty"`    // as the dealer calls it: "7", "soft 17", "bust 24"
-	Category  string      `json:"category,omitempty"` // poker: the hand's category at the showdown
-	Outcome   string      `json:"outcome,omitempty"`  // "win", "lose", "push", "blackjack", …
-	Decisions []string    `json:"decisions,omitempty"`
+	Place     tablebus.Place `json:"place"`
+	Label     string         `json:"label"`
+	Cards     []CardView     `json:"cards"`
+	Total     string         `json:"total,omitempty"`    // as the dealer calls it: "7", "soft 17", "bust 24"
+	Category  string         `json:"category,omitempty"` // poker: the hand's category at the showdown
+	Outcome   string         `json:"outcome,omitempty"`  // "win", "lose", "push", "blackjack", …
+	Decisions []string       `json:"decisions,omitempty"`
 }
 
 // RoundView is the round on the layout: the one being dealt, or the last one until the next opens.
 type RoundView struct {
-	No          uint64             `json:"no"`
-	State       string             `json:"state"` // "dealing", "result", "settled", "voided"
-	Bets        []games.Bet        `json:"bets"`
-	Stake       int64              `json:"stake"` // the bets' total, cents
-	Hands       []HandView         `json:"hands"`
-	Burns       []CardView         `json:"burns,omitempty"` // burned inside the round (hold'em streets)
-	Result      string             `json:"result,omitempty"`
-	Settlements []games.Settlement `json:"settlements,omitempty"`
-	Net         *int64             `json:"net,omitempty"` // what the players won (+) or lost (−), cents
-	Reason      string             `json:"reason,omitempty"`
+	No          uint64                `json:"no"`
+	State       string                `json:"state"` // "dealing", "result", "settled", "voided"
+	Bets        []tablebus.Bet        `json:"bets"`
+	Stake       int64                 `json:"stake"` // the bets' total, cents
+	Hands       []HandView            `json:"hands"`
+	Burns       []CardView            `json:"burns,omitempty"` // burned inside the round (hold'em streets)
+	Result      string                `json:"result,omitempty"`
+	Settlements []tablebus.Settlement `json:"settlements,omitempty"`
+	Net         *int64                `json:"net,omitempty"` // what the players won (+) or lost (−), cents
+	Reason      string                `json:"reason,omitempty"`
 }
 
 // ShoeView is the shoe's progress.
@@ -133,7 +134,7 @@ func (t *table) setGame(game string) {
 	}
 }
 
-func label(p games.Place) string {
+func label(p tablebus.Place) string {
 	if p.Seat == 0 {
 		if p.Name == "" {
 			return "?"
@@ -150,7 +151,7 @@ func label(p games.Place) string {
 var houseFirst = map[string]bool{"dealer": true, "board": true}
 
 // hand returns the round's hand for a place, adding it in display order.
-func (r *RoundView) hand(p games.Place) *HandView {
+func (r *RoundView) hand(p tablebus.Place) *HandView {
 	for i := range r.Hands {
 		if r.Hands[i].Place == p {
 			return &r.Hands[i]
@@ -159,7 +160,7 @@ func (r *RoundView) hand(p games.Place) *HandView {
 	h := HandView{Place: p, Label: label(p), Cards: []CardView{}}
 	// Display order: dealer and board, then the other house hands as they come (player before
 	// banker, noir before rouge), then the boxes by seat and hand.
-	rank := func(x games.Place) int {
+	rank := func(x tablebus.Place) int {
 		switch {
 		case houseFirst[x.Name] && x.Seat == 0:
 			return 0
@@ -201,7 +202,7 @@ func (t *table) retotal(h *HandView) {
 
 func (t *table) openRound(no uint64) *RoundView {
 	if t.v.Round == nil || t.v.Round.No != no || t.v.Round.State != "dealing" {
-		t.v.Round = &RoundView{No: no, State: "dealing", Bets: []games.Bet{}, Hands: []HandView{}}
+		t.v.Round = &RoundView{No: no, State: "dealing", Bets: []tablebus.Bet{}, Hands: []HandView{}}
 	}
 	return t.v.Round
 }
@@ -274,7 +275,7 @@ func (t *table) apply(e tablebus.Event) (alerts []Alert, resolved [][2]string) {
 		}
 	case tablebus.RoundOpened:
 		r := t.openRound(e.Round)
-		r.Bets = append([]games.Bet{}, e.Bets...)
+		r.Bets = append([]tablebus.Bet{}, e.Bets...)
 		r.Stake = 0
 		for _, b := range e.Bets {
 			if b.Spot != "stack" { // a circle poker seat's chips on the table, not a stake
@@ -306,7 +307,7 @@ func (t *table) apply(e tablebus.Event) (alerts []Alert, resolved [][2]string) {
 		}
 	case tablebus.Decision:
 		if r := t.v.Round; r != nil && r.No == e.Round {
-			h := r.hand(games.Place{Name: "box", Seat: e.Seat, Hand: e.Hand})
+			h := r.hand(tablebus.Place{Name: "box", Seat: e.Seat, Hand: e.Hand})
 			h.Decisions = append(h.Decisions, decisionWords(e.Choice))
 		}
 	case tablebus.Guide:
@@ -350,6 +351,9 @@ func (t *table) apply(e tablebus.Event) (alerts []Alert, resolved [][2]string) {
 	case tablebus.Fault:
 		k := faultKind(e.Code, t.v.Family)
 		text := e.Problem
+		if e.Card != nil { // the secure feed's card (the view writes it; the feed's words never do)
+			text = e.Card.String() + ": " + text
+		}
 		if e.Hold {
 			text += " (table held)"
 		}
@@ -359,6 +363,9 @@ func (t *table) apply(e tablebus.Event) (alerts []Alert, resolved [][2]string) {
 		}
 	case tablebus.FaultResolved:
 		how := e.Reason
+		if e.Card != nil {
+			how += " of " + e.Card.String()
+		}
 		if e.By != "" {
 			how += " by " + e.By
 		}
@@ -412,7 +419,7 @@ func cardView(e tablebus.Event) CardView {
 	if e.Card != nil {
 		v.Card = e.Card.String()
 	}
-	if e.Face != nil && *e.Face == games.FaceDown {
+	if e.Face != nil && *e.Face == tablebus.FaceDown {
 		v.Down = true
 	}
 	if e.Manual != nil {
@@ -433,7 +440,7 @@ func (t *table) addRecent(o Outcome) {
 func (t *table) result(e tablebus.Event) {
 	r := t.openRound(e.Round)
 	r.State, r.Result = "result", e.Result
-	all := append([]games.Hand{}, e.Hands...)
+	all := append([]tablebus.Hand{}, e.Hands...)
 	if e.Dealer != nil {
 		d := *e.Dealer
 		if d.Name == "" {
@@ -443,7 +450,7 @@ func (t *table) result(e tablebus.Event) {
 	}
 	var parts []string
 	for _, g := range all {
-		p := games.Place{Name: g.Name, Seat: g.Seat, Hand: g.Hand}
+		p := tablebus.Place{Name: g.Name, Seat: g.Seat, Hand: g.Hand}
 		if g.Seat != 0 {
 			p.Name = "box"
 		} else {
@@ -453,7 +460,7 @@ func (t *table) result(e tablebus.Event) {
 		known := h.Cards
 		h.Cards = make([]CardView, len(g.Cards))
 		for i, c := range g.Cards {
-			h.Cards[i] = CardView{Card: c.String()}
+			h.Cards[i] = CardView{Card: c.String(), Down: slices.Contains(g.Down, i)}
 			if i < len(known) {
 				h.Cards[i].Pos, h.Cards[i].Manual = known[i].Pos, known[i].Manual
 			}
@@ -476,7 +483,10 @@ func (t *table) result(e tablebus.Event) {
 	}
 	t.addRecent(Outcome{Round: e.Round, Result: e.Result, Summary: sum})
 	if t.board != nil {
-		o := &games.Outcome{Game: e.Game, Result: e.Result, Hands: e.Hands}
+		o := &games.Outcome{Game: e.Game, Result: e.Result}
+		for _, h := range e.Hands {
+			o.Hands = append(o.Hands, h.Game())
+		}
 		if c, err := scoreboard.FromOutcome(o); err == nil && t.board.Add(c) == nil {
 			v := t.board.View()
 			t.v.Roads = &v
