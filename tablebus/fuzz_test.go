@@ -1,6 +1,9 @@
 package tablebus_test
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -23,6 +26,77 @@ func FuzzOpenEvent(f *testing.F) {
 		tablebus.Decode(b)
 		tablebus.ParseSeal(b, false)
 	})
+}
+
+// FuzzDecode: no payload panics the decoder or Public, and of every payload it accepts: the
+// event encodes to a payload it accepts again, with the same bytes from then on; its public form
+// is a payload it accepts, already public (Public is idempotent), and carries no card except
+// where it shows one face up, no card named secure-only, no mark of a face-down card.
+func FuzzDecode(f *testing.F) {
+	paths, _ := filepath.Glob(filepath.Join("testdata", "events", "*.secure.jsonl"))
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+			f.Add(line)
+		}
+	}
+	if len(paths) == 0 {
+		f.Fatal("no golden events to seed from")
+	}
+	f.Add([]byte(`{"v":1,"seq":1,"type":"guide","table":"T1","source":"table","session":1,"ts":"2026-01-01T00:00:00Z","need":{"kind":"decision","options":["exchange"],"exchanges":[[],["Kd"]]}}`))
+	f.Add([]byte(`{"v":1,"seq":1,"type":"card","table":"T1","source":"table","session":1,"ts":"2026-01-01T00:00:00Z","card":"Kd","face":"sideways"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		e, err := tablebus.Decode(b)
+		if err != nil {
+			return
+		}
+		m1, err := e.Marshal()
+		if err != nil {
+			t.Fatalf("accepted %q, cannot encode it: %v", b, err)
+		}
+		e2, err := tablebus.Decode(m1)
+		if err != nil {
+			t.Fatalf("accepted %q, refuses its encoding %q: %v", b, m1, err)
+		}
+		if m2, _ := e2.Marshal(); !bytes.Equal(m1, m2) {
+			t.Fatalf("encoding is not stable:\n%s\n%s", m1, m2)
+		}
+		p := e.Public()
+		pb, err := p.Marshal()
+		if err != nil {
+			t.Fatalf("public form of %q: %v", b, err)
+		}
+		if _, err := tablebus.Decode(pb); err != nil {
+			t.Fatalf("public form %q refused: %v", pb, err)
+		}
+		if again, _ := p.Public().Marshal(); !bytes.Equal(again, pb) {
+			t.Fatalf("Public is not idempotent:\n%s\n%s", pb, again)
+		}
+		if p.Card != nil && (p.Face == nil || *p.Face != tablebus.FaceUp) {
+			t.Fatalf("public form names a card not face up: %s", pb)
+		}
+		if p.Cards != nil || p.Missing != nil || p.Extra != nil || p.Raw != "" || p.Need != nil && p.Need.Exchanges != nil {
+			t.Fatalf("public form keeps a secure-only field: %s", pb)
+		}
+		for _, h := range append(append([]tablebus.Hand(nil), p.Hands...), derefHand(p.Dealer)...) {
+			if h.Down != nil {
+				t.Fatalf("public form keeps a face-down mark: %s", pb)
+			}
+		}
+		if p.Unshown > 0 && p.Detail != nil || p.Type == tablebus.Fault && p.Problem != "" || p.Type == tablebus.Guide && p.Say != nil {
+			t.Fatalf("public form keeps words or detail it must not: %s", pb)
+		}
+	})
+}
+
+func derefHand(h *tablebus.Hand) []tablebus.Hand {
+	if h == nil {
+		return nil
+	}
+	return []tablebus.Hand{*h}
 }
 
 // FuzzParseKeyring: no input panics; nothing but the root's own keyring is accepted.
