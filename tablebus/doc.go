@@ -22,6 +22,20 @@
 // Every event is published at QoS 1, not retained; the daemon never relies on paho's token
 // (which completes on a re-queue after a reconnect): consumers acknowledge what they processed.
 //
+// # Hidden cards
+//
+// The public feed is the secure feed less what only the secure feed may carry (RULES.md §1
+// "Hidden cards"), and Event.Public takes it out by structure alone, never by reading words: a
+// card's identity travels only in card fields (Card, Cards, Missing, Extra, a Hand's Cards, a
+// Need's Exchanges), and no word of an event (problem, reason, say, result) ever names a card.
+// Card is public only where the event shows it face up; Cards, Missing, Extra, Raw and
+// Exchanges never; a round.result's hands lose the cards they mark Down, and its Detail goes
+// when cards stayed face down (Unshown); a fault's problem and the guidance's say stay secure.
+// The public form is a function of the secure payload: a consumer holding the secure feed can
+// derive the public one. The wire types (wire.go) are the feed's own; games.go is the one place
+// that maps the engines' types to them. testdata/events pins every type's payloads on both
+// feeds (TestGoldenEvents).
+//
 // # The signed wire form
 //
 // A payload is one JSON object, as before, whose last three members are its seal. For an event
