@@ -76,7 +76,7 @@ var crossings = []struct{ from, to, why string }{
 	{"shoe", "tablebus/journal", "Restore's Journal interface returns the journal's own steps (journal.Step)"},
 	{"shoe/shoetest", "games", "the simulated table runs a Machine with a game engine"},
 	{"shoe/shoetest", "tablebus", "the simulated table collects the events the Machine emits"},
-	{"tablebus", "games", "the wire schema carries the games' own types (bets, places, needs, hands, settlements), mapped in tablebus"},
+	{"tablebus", "games", "the wire types are tablebus's own, mapped from the games' types (bets, places, needs, hands, settlements) in tablebus/games.go alone (TestOnlyGamesGoImportsGames)"},
 	// Along the flow: a later layer reads what an earlier one hands it.
 	{"games/follow", "tablebus", "the loop that feeds an engine from the table's feed reads tablebus events"},
 	// Beside it.
