@@ -110,7 +110,7 @@ func TestDrawEveryKind(t *testing.T) {
 }
 
 // TestStrayLineEnding: noise put an LF inside a card's line; the two pieces are one Malformed
-// read, not two draws. The next card, drawn by hand a moment later, is read.
+// read, not two draws. The next card, drawn by hand right after, is read.
 func TestStrayLineEnding(t *testing.T) {
 	sim, dev := newPair(t, readershoetest.Opts{}, readershoe.Opts{})
 	sim.WriteRaw([]byte(" [Game]<Ca\nrd:4S> \r\n"))
@@ -118,7 +118,6 @@ func TestStrayLineEnding(t *testing.T) {
 	if r.Kind != readershoe.Malformed || string(r.Raw) != " [Game]<Ca\nrd:4S> " {
 		t.Fatalf("%v", r)
 	}
-	time.Sleep(100 * time.Millisecond)
 	sim.Load(readershoetest.Stack([]card.Card{card.MustParse("5h")}, -1))
 	sim.Draw()
 	if r := next(t, dev); r.Kind != readershoe.Card || r.Card != card.MustParse("5h") || r.Seq != 2 {
@@ -192,8 +191,14 @@ func TestUnplugCardInFlight(t *testing.T) {
 	sim.Load(readershoetest.Stack([]card.Card{card.MustParse("5s"), card.MustParse("6s")}, -1))
 	sim.WriteRaw([]byte(" [Game]<Card:3"))
 	// Pull the cable once the half line has reached the driver (its transcript shows it).
-	for end := time.Now().Add(5 * time.Second); !strings.Contains(rec.String(), "3c 43 61 72 64 3a 33"); time.Sleep(time.Millisecond) {
-		if time.Now().After(end) {
+	deadline := time.NewTimer(5 * time.Second)
+	defer deadline.Stop()
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for !strings.Contains(rec.String(), "3c 43 61 72 64 3a 33") {
+		select {
+		case <-tick.C:
+		case <-deadline.C:
 			t.Fatal("the half line never arrived")
 		}
 	}

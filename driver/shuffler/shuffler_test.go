@@ -345,15 +345,20 @@ func TestUnplugDuringShuffle(t *testing.T) {
 	}
 }
 
-// waitFor polls cond every millisecond for up to 5 s.
+// waitFor looks at cond every millisecond for up to 5 s.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(time.Millisecond) {
-		if cond() {
-			return
+	deadline := time.NewTimer(5 * time.Second)
+	defer deadline.Stop()
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			t.Fatal("condition not met within 5 s")
 		}
 	}
-	t.Fatal("condition not met within 5 s")
 }
 
 func TestHaltIsInertAndIdempotent(t *testing.T) {
@@ -364,7 +369,7 @@ func TestHaltIsInertAndIdempotent(t *testing.T) {
 		_, err := dev.Shuffle(context.Background(), shuffler.Program{Decks: 8})
 		errc <- err
 	}()
-	time.Sleep(50 * time.Millisecond)
+	waitFor(t, func() bool { return sim.Stats().Executed[shuffler.CmdShuffle] == 1 }) // in flight
 	if err := dev.Halt(); err != nil {
 		t.Fatal(err)
 	}
@@ -402,7 +407,7 @@ func TestCloseDuringCommand(t *testing.T) {
 		_, err := dev.Shuffle(context.Background(), shuffler.Program{Decks: 8})
 		errc <- err
 	}()
-	time.Sleep(50 * time.Millisecond)
+	waitFor(t, func() bool { return sim.Stats().Executed[shuffler.CmdShuffle] == 1 }) // in flight
 	start := time.Now()
 	dev.Close()
 	select {

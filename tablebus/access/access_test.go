@@ -116,22 +116,54 @@ func password(name string) string {
 
 // received collects what an account receives.
 type received struct {
-	mu  sync.Mutex
-	got []string
+	mu   sync.Mutex
+	got  []string
+	more chan struct{} // a message since the last look
 }
 
 func (r *received) add(m mqttbus.Message) {
 	r.mu.Lock()
 	r.got = append(r.got, m.Topic+" "+string(m.Payload))
 	r.mu.Unlock()
+	select {
+	case r.more <- struct{}{}:
+	default:
+	}
 }
 
+// list returns what was received, sorted, without the test's markers.
 func (r *received) list() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := slices.Clone(r.got)
+	var out []string
+	for _, g := range r.got {
+		if !strings.HasSuffix(g, " "+marker) {
+			out = append(out, g)
+		}
+	}
 	sort.Strings(out)
 	return out
+}
+
+// marker is the payload of the messages that say what came before them has arrived.
+const marker = "marker"
+
+// waitMarker waits until r has received the marker on topic, or fails.
+func (r *received) waitMarker(t *testing.T, ctx context.Context, who, topic string) {
+	t.Helper()
+	for {
+		r.mu.Lock()
+		ok := slices.Contains(r.got, topic+" "+marker)
+		r.mu.Unlock()
+		if ok {
+			return
+		}
+		select {
+		case <-r.more:
+		case <-ctx.Done():
+			t.Fatalf("%s never received the marker on %s", who, topic)
+		}
+	}
 }
 
 // checkBroker runs the same scenario against a broker at url: who receives what, and which
@@ -140,7 +172,7 @@ func checkBroker(t *testing.T, url string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	n := 0
-	conn := func(name string) *mqttbus.Client {
+	connect := func(name string) *mqttbus.Client {
 		n++
 		c, err := mqttbus.Connect(ctx, mqttbus.Options{URL: url, ClientID: fmt.Sprintf("test-%s-%d", name, n), Username: name, Password: password(name), FailFast: true})
 		if err != nil {
@@ -156,20 +188,26 @@ func checkBroker(t *testing.T, url string) {
 		{"engine.E1", "sabot/v1/+/secure/events"},
 		{"T1", "sabot/v1/T1/ack/+"},
 	} {
-		r := &received{}
+		r := &received{more: make(chan struct{}, 1)}
 		watchers[w.name] = r
-		if err := conn(w.name).Subscribe(ctx, w.filter, 1, r.add); err != nil {
+		// Subscribe returns once the broker has acknowledged the subscription.
+		if err := connect(w.name).Subscribe(ctx, w.filter, 1, r.add); err != nil {
 			// The embedded broker refuses a subscription no grant overlaps; mosquitto accepts
 			// it and delivers nothing.
 			t.Logf("%s: subscribe %s: %v", w.name, w.filter, err)
 		}
 	}
+	// Each account publishes on one connection of its own: the broker takes one connection's
+	// messages in order.
+	publishers := map[string]*mqttbus.Client{}
 	publish := func(name, topic, payload string) {
-		if err := conn(name).Publish(ctx, topic, []byte(payload), 0, false); err != nil {
+		if publishers[name] == nil {
+			publishers[name] = connect(name)
+		}
+		if err := publishers[name].Publish(ctx, topic, []byte(payload), 0, false); err != nil {
 			t.Fatalf("%s publishing %s: %v", name, topic, err)
 		}
 	}
-	time.Sleep(200 * time.Millisecond)
 	publish("T1", "sabot/v1/T1/secure/events", "card")
 	publish("T1", "sabot/v1/T1/public/events", "hidden")
 	publish("T1", "sabot/v1/T2/secure/events", "T1 forging T2")
@@ -179,7 +217,23 @@ func checkBroker(t *testing.T, url string) {
 	publish("engine.E1", "sabot/v1/T1/ack/engine.E1", "ack")
 	publish("engine.E1", "sabot/v1/T1/ack/surveillance.S1", "engine forging another's ack")
 	publish("dealer.D1", "sabot/v1/T1/cmd", "cut")
-	time.Sleep(500 * time.Millisecond)
+	// Nothing more to wait for once the broker has routed every message and each watcher has
+	// received what was routed to it: first each publisher's marker on a topic it may write and
+	// surveillance reads (the broker has then routed all that publisher sent before it), then a
+	// marker to each other watcher (which then has what was routed to it before).
+	for name, topic := range map[string]string{"T1": "sabot/v1/T1/public/status", "display.D1": "sabot/v1/T1/replay/display.D1",
+		"engine.E1": "sabot/v1/T1/replay/engine.E1", "dealer.D1": "sabot/v1/T1/cmd"} {
+		publish(name, topic, marker)
+		watchers["surveillance.S1"].waitMarker(t, ctx, "surveillance.S1", topic)
+	}
+	for _, m := range []struct{ watcher, from, topic string }{
+		{"display.D1", "T1", "sabot/v1/T1/public/events"},
+		{"engine.E1", "T1", "sabot/v1/T1/secure/events"},
+		{"T1", "engine.E1", "sabot/v1/T1/ack/engine.E1"},
+	} {
+		publish(m.from, m.topic, marker)
+		watchers[m.watcher].waitMarker(t, ctx, m.watcher, m.topic)
+	}
 	want := map[string][]string{
 		"surveillance.S1": {"sabot/v1/T1/ack/engine.E1 ack", "sabot/v1/T1/cmd cut", "sabot/v1/T1/public/events hidden", "sabot/v1/T1/secure/events card"},
 		"display.D1":      {"sabot/v1/T1/public/events hidden"},

@@ -66,8 +66,14 @@ func TestMutualTLS(t *testing.T) {
 	}
 	var mu sync.Mutex
 	got := map[string][]string{}
+	marked := map[string]chan struct{}{}
 	for _, name := range []string{"engine.E1", "display.D1"} {
+		marked[name] = make(chan struct{})
 		err := conn(name).Subscribe(ctx, "sabot/v1/+/+/events", 1, func(m mqttbus.Message) {
+			if string(m.Payload) == "marker" {
+				close(marked[name])
+				return
+			}
 			mu.Lock()
 			got[name] = append(got[name], m.Topic)
 			mu.Unlock()
@@ -76,13 +82,23 @@ func TestMutualTLS(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// One connection's messages are delivered in order: once the marker, which both may read,
+	// has arrived, so has whatever of the two events each was let read.
 	t1 := conn("T1")
-	for _, topic := range []string{"sabot/v1/T1/secure/events", "sabot/v1/T1/public/events"} {
-		if err := t1.Publish(ctx, topic, []byte("x"), 1, false); err != nil {
+	for _, m := range []struct{ topic, payload string }{
+		{"sabot/v1/T1/secure/events", "x"}, {"sabot/v1/T1/public/events", "x"}, {"sabot/v1/T1/public/events", "marker"},
+	} {
+		if err := t1.Publish(ctx, m.topic, []byte(m.payload), 1, false); err != nil {
 			t.Fatal(err)
 		}
 	}
-	time.Sleep(500 * time.Millisecond)
+	for name, c := range marked {
+		select {
+		case <-c:
+		case <-ctx.Done():
+			t.Fatalf("%s never received the marker", name)
+		}
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	slices.Sort(got["engine.E1"])

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/sabot-tables/sabot/tablebus"
@@ -52,7 +53,14 @@ func TestDev(t *testing.T) {
 
 // TestWatch: a new keyring, then a new key file, are picked up without a restart; a key the
 // keyring does not list is refused.
+// TestWatch runs under testing/synctest: Watch's ticks are the bubble's clock, and each file
+// change is given a modification time of its own (the file system's clock is coarser than the
+// steps of the test), so that what Watch sees after each step is exact.
 func TestWatch(t *testing.T) {
+	synctest.Test(t, testWatch)
+}
+
+func testWatch(t *testing.T) {
 	dir := t.TempDir()
 	rootKey, _ := tablebus.NewKey()
 	k1, _ := tablebus.NewKey()
@@ -62,9 +70,19 @@ func TestWatch(t *testing.T) {
 	}
 	s1, s2 := tablebus.NewSigner(k1), tablebus.NewSigner(k2)
 	keyPath, krPath := filepath.Join(dir, "T1.key"), filepath.Join(dir, "keyring.json")
+	changes := 0
+	touch := func(path string) { // a modification time no earlier change has
+		t.Helper()
+		changes++
+		at := time.Date(2001, 1, 1, 0, 0, changes, 0, time.UTC)
+		if err := os.Chtimes(path, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := tablebus.WritePrivateKey(keyPath, k1); err != nil {
 		t.Fatal(err)
 	}
+	touch(keyPath)
 	write := func(v uint64, keys ...tablebus.KeyEntry) {
 		kr, err := tablebus.SignKeyring(tablebus.Keyring{Version: v, Keys: keys}, rootKey)
 		if err != nil {
@@ -73,19 +91,21 @@ func TestWatch(t *testing.T) {
 		if err := keystore.WriteKeyring(krPath, kr); err != nil {
 			t.Fatal(err)
 		}
+		touch(krPath)
 	}
 	write(1, entry(s1))
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	keys, rings, errs := make(chan string, 4), make(chan uint64, 4), make(chan error, 4)
 	go keystore.Watch(ctx, keyPath, krPath, nil, "T1", 20*time.Millisecond,
 		func(s *tablebus.Signer) { keys <- s.KeyID() }, func(kr *tablebus.Keyring) { rings <- kr.Version }, func(err error) { errs <- err })
-	time.Sleep(50 * time.Millisecond)
+	synctest.Wait() // Watch has read the files as they are and waits for its first tick
 	// A new key file before the keyring lists it: refused.
 	os.Remove(keyPath)
 	if err := tablebus.WritePrivateKey(keyPath, k2); err != nil {
 		t.Fatal(err)
 	}
+	touch(keyPath)
 	select {
 	case err := <-errs:
 		if !strings.Contains(err.Error(), "cannot sign") {
@@ -96,11 +116,9 @@ func TestWatch(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("no refusal")
 	}
+	// The keyring that lists the new key, then the key touched so that it is read again.
 	write(2, entry(s1), entry(s2))
-	// Touch the key so it is read again now that the keyring lists it.
-	time.Sleep(30 * time.Millisecond)
-	later := time.Now().Add(time.Second)
-	os.Chtimes(keyPath, later, later)
+	touch(keyPath)
 	var got []string
 	deadline := time.After(3 * time.Second)
 	for len(got) < 2 {
@@ -113,16 +131,13 @@ func TestWatch(t *testing.T) {
 			t.Fatalf("got %v", got)
 		}
 	}
-	if !slices.Contains(got, "keyring 2") || !slices.Contains(got, "key "+s2.KeyID()) {
-		t.Fatalf("got %v", got)
+	if !slices.Equal(got, []string{"keyring 2", "key " + s2.KeyID()}) {
+		t.Fatalf("got %v, want the keyring, then the key", got)
 	}
 	// Keyrings installed out of order are refused (review finding: consumers would be wedged):
 	// an older version, and one that drops the key the table signs with (k2, in force now).
 	refused := func(what, want string) {
 		t.Helper()
-		time.Sleep(30 * time.Millisecond)
-		later := time.Now().Add(2 * time.Second)
-		os.Chtimes(krPath, later, later)
 		select {
 		case err := <-errs:
 			if !strings.Contains(err.Error(), want) {
@@ -138,4 +153,8 @@ func TestWatch(t *testing.T) {
 	refused("an older keyring", "not newer")
 	write(3, entry(s1))
 	refused("a keyring without the key in force", "does not let the table's key")
+	synctest.Wait()
+	if len(errs)+len(rings)+len(keys) != 0 {
+		t.Fatalf("%d more refusals, %d keyrings, %d keys", len(errs), len(rings), len(keys))
+	}
 }
