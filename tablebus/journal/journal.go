@@ -5,6 +5,14 @@
 //
 // The journal belongs to one table: opening it for another table is an error, and it is never
 // rewritten: events are only appended.
+//
+// SQLite reads a journal whose write-ahead log was cut short, damaged or deleted as a shorter
+// journal, without a word, and its next write drops what it could not read: a daemon started
+// on it would give other events the numbers consumers already hold. So the daemon keeps a
+// high-water mark beside the journal (HighWater, advanced before each publish), and before it
+// opens the journal for writing, CheckStart compares the journal, read without changing any of
+// its files, with the mark and with what the broker and the consumers hold; a journal behind
+// any of them is refused.
 package journal
 
 import (
@@ -13,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -65,6 +74,11 @@ type Journal struct {
 	hasWire    bool
 
 	sealNanos, commitNanos, appends atomic.Int64
+
+	head    atomic.Pointer[Mark] // the last event journaled (its Session unset)
+	session atomic.Uint64        // the session counter as last read or set
+	hw      atomic.Pointer[HighWater]
+	hwMu    sync.Mutex // serialises advancing the high-water mark
 }
 
 // Sealer seals an event body into its wire payload (a *tablebus.Signer).
@@ -201,13 +215,34 @@ func (j *Journal) init() error {
 		return err
 	}
 	j.next.Store(uint64(last.Int64) + 1)
+	head := &Mark{Table: j.table, Seq: uint64(last.Int64)}
 	if last.Valid {
 		var sec, pub, secW, pubW []byte
 		if err := tx.QueryRow("SELECT secure, public, secure_wire, public_wire FROM events WHERE seq = ?", last.Int64).Scan(&sec, &pub, &secW, &pubW); err != nil {
 			return err
 		}
 		j.prevSecure, j.prevPublic = tablebus.HashOf(orBody(secW, sec)), tablebus.HashOf(orBody(pubW, pub))
+		head.Secure, head.Public = j.prevSecure, j.prevPublic
+		var round sql.NullInt64
+		if err := tx.QueryRow("SELECT MAX(round) FROM events").Scan(&round); err != nil {
+			return err
+		}
+		head.Round = uint64(round.Int64)
+		err := tx.QueryRow("SELECT shoe FROM events WHERE shoe != '' ORDER BY seq DESC LIMIT 1").Scan(&head.Shoe)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
 	}
+	j.head.Store(head)
+	var session string
+	if err := tx.QueryRow("SELECT value FROM meta WHERE key = 'session'").Scan(&session); err != nil {
+		return fmt.Errorf("reading the session: %w", err)
+	}
+	n, err := strconv.ParseUint(session, 10, 64)
+	if err != nil {
+		return fmt.Errorf("damaged session counter %q", session)
+	}
+	j.session.Store(n)
 	return tx.Commit()
 }
 
@@ -250,7 +285,15 @@ func (j *Journal) NewSession() (uint64, error) {
 	if _, err := tx.Exec("UPDATE meta SET value = ? WHERE key = 'session'", strconv.FormatUint(n, 10)); err != nil {
 		return 0, fmt.Errorf("journal: %w", err)
 	}
-	return n, tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("journal: %w", err)
+	}
+	j.session.Store(n)
+	// The new session is in the high-water mark before anything of it is published.
+	if err := j.advance(); err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 // Record is one journaled event with its exact payloads.
@@ -351,6 +394,15 @@ func (j *Journal) AppendStep(input []byte, evs []tablebus.Event) ([]Record, erro
 	j.commitNanos.Add(int64(time.Since(t2)))
 	j.appends.Add(1)
 	j.prevSecure, j.prevPublic = prevS, prevP
+	head := *j.head.Load()
+	for _, r := range recs {
+		head.Round = max(head.Round, r.Round)
+		if r.Shoe != "" {
+			head.Shoe = r.Shoe
+		}
+	}
+	head.Seq, head.Secure, head.Public = recs[len(recs)-1].Seq, prevS, prevP
+	j.head.Store(&head)
 	j.next.Store(next + uint64(len(recs)))
 	return recs, nil
 }
@@ -513,5 +565,91 @@ func (j *Journal) Marks(prefix string) (map[string]uint64, error) {
 	return out, rows.Err()
 }
 
-// Close closes the journal.
-func (j *Journal) Close() error { return j.db.Close() }
+// Close closes the journal and its high-water mark.
+func (j *Journal) Close() error {
+	if h := j.hw.Load(); h != nil {
+		h.Close()
+	}
+	return j.db.Close()
+}
+
+// Session returns the session counter: the daemon's current session once NewSession has run.
+func (j *Journal) Session() uint64 { return j.session.Load() }
+
+// head returns the mark of the last event journaled, in the current session.
+func (j *Journal) headMark() Mark {
+	m := *j.head.Load()
+	m.Session = j.session.Load()
+	return m
+}
+
+// KeepHighWater makes the journal keep its high-water mark (HighWaterPath): created from the
+// journal when there is none, advanced with every new session (NewSession) and before every
+// publish (Cover). The journal records that it keeps one, so that a mark deleted later is
+// missed (CheckStart). A mark ahead of the journal is an error wrapping ErrBehind: CheckStart,
+// run before the journal was opened for writing, says so in full and changes nothing.
+func (j *Journal) KeepHighWater() error {
+	head := j.headMark()
+	path := HighWaterPath(j.path)
+	h, err := OpenHighWater(path, head)
+	if err != nil {
+		return err
+	}
+	cur := h.Mark()
+	switch {
+	case cur.ahead(head):
+		h.Close()
+		return fmt.Errorf("%w: the high-water mark %s says #%d (session %d), the journal ends at #%d (session %d)", ErrBehind, path, cur.Seq, cur.Session, head.Seq, head.Session)
+	case cur.Seq == head.Seq && cur.Seq > 0 && (cur.Secure != head.Secure || cur.Public != head.Public):
+		h.Close()
+		return fmt.Errorf("%w: event #%d is not the one the high-water mark %s records as published", ErrBehind, cur.Seq, path)
+	}
+	if err := h.Advance(head); err != nil {
+		h.Close()
+		return err
+	}
+	if _, err := j.db.Exec("INSERT INTO meta (key, value) VALUES ('hwm', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", filepath.Base(path)); err != nil {
+		h.Close()
+		return fmt.Errorf("journal: %w", err)
+	}
+	j.hw.Store(h)
+	return nil
+}
+
+// Cover makes the high-water mark cover event seq before it is published: a mark below seq is
+// advanced, durably, to the last event journaled, so that one advance covers every event
+// journaled meanwhile. Without a kept mark it does nothing.
+func (j *Journal) Cover(seq uint64) error {
+	h := j.hw.Load()
+	if h == nil || h.Mark().Seq >= seq {
+		return nil
+	}
+	return j.advance()
+}
+
+// Covered returns the highest seq the high-water mark covers, or the last journaled without
+// a kept mark.
+func (j *Journal) Covered() uint64 {
+	if h := j.hw.Load(); h != nil {
+		return h.Mark().Seq
+	}
+	return j.NextSeq() - 1
+}
+
+// HighWater returns the kept high-water mark, or nil.
+func (j *Journal) HighWater() *HighWater { return j.hw.Load() }
+
+// advance moves the high-water mark on to the last event journaled and the current session.
+func (j *Journal) advance() error {
+	h := j.hw.Load()
+	if h == nil {
+		return nil
+	}
+	j.hwMu.Lock()
+	defer j.hwMu.Unlock()
+	m := j.headMark()
+	if !m.ahead(h.Mark()) {
+		return nil
+	}
+	return h.Advance(m)
+}
