@@ -12,7 +12,8 @@
 // high-water mark beside the journal (HighWater, advanced before each publish), and before it
 // opens the journal for writing, CheckStart compares the journal, read without changing any of
 // its files, with the mark and with what the broker and the consumers hold; a journal behind
-// any of them is refused.
+// any of them is refused. AcceptLoss goes on past a loss the operator accepts, reusing no
+// number.
 package journal
 
 import (
@@ -425,16 +426,18 @@ func (j *Journal) OpenShoe(ctx context.Context) (steps []Step, shoesBefore int, 
 	if err := j.db.QueryRowContext(ctx, "SELECT MAX(seq) FROM events WHERE type = ?", string(tablebus.ShoeEnded)).Scan(&ended); err != nil {
 		return nil, 0, 0, fmt.Errorf("journal: %w", err)
 	}
-	if !loaded.Valid || (ended.Valid && ended.Int64 > loaded.Int64) {
+	abandon, err := metaUint(j.db, "abandon") // a shoe open when the operator accepted a loss (AcceptLoss)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	if !loaded.Valid || (ended.Valid && ended.Int64 > loaded.Int64) || uint64(loaded.Int64) < abandon {
 		n, r, err := j.Counters(ctx)
 		return nil, n, r, err
 	}
 	from := loaded.Int64
-	var r sql.NullInt64
-	if err := j.db.QueryRowContext(ctx, "SELECT COUNT(DISTINCT shoe) FILTER (WHERE shoe != ''), MAX(round) FROM events WHERE seq < ?", from).Scan(&shoesBefore, &r); err != nil {
-		return nil, 0, 0, fmt.Errorf("journal: %w", err)
+	if shoesBefore, roundBefore, err = j.counters(ctx, from); err != nil {
+		return nil, 0, 0, err
 	}
-	roundBefore = uint64(r.Int64)
 	steps, err = j.steps(ctx, from, 1<<62)
 	if err != nil {
 		return nil, 0, 0, err
@@ -507,12 +510,45 @@ func (j *Journal) ShoeRange(ctx context.Context, shoe string) (first, last uint6
 
 // Counters returns how many shoes the journal holds and the highest round number in it: a
 // restarted daemon numbers its next shoe and round after them.
+// The shoe number is the highest of the shoes' count, their numbers (T1-000012: 12) and the
+// floor a loss accepted set (AcceptLoss): numbers the lost events may have used are not used
+// again.
 func (j *Journal) Counters(ctx context.Context) (shoes int, lastRound uint64, err error) {
+	return j.counters(ctx, 1<<62)
+}
+
+// counters returns Counters for the events before seq.
+func (j *Journal) counters(ctx context.Context, before int64) (shoes int, lastRound uint64, err error) {
 	var r sql.NullInt64
-	if err := j.db.QueryRowContext(ctx, "SELECT COUNT(DISTINCT shoe) FILTER (WHERE shoe != ''), MAX(round) FROM events").Scan(&shoes, &r); err != nil {
+	if err := j.db.QueryRowContext(ctx, "SELECT MAX(round) FROM events WHERE seq < ?", before).Scan(&r); err != nil {
 		return 0, 0, fmt.Errorf("journal: %w", err)
 	}
-	return shoes, uint64(r.Int64), nil
+	rows, err := j.db.QueryContext(ctx, "SELECT DISTINCT shoe FROM events WHERE shoe != '' AND seq < ?", before)
+	if err != nil {
+		return 0, 0, fmt.Errorf("journal: %w", err)
+	}
+	defer rows.Close()
+	var top uint64
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return 0, 0, fmt.Errorf("journal: %w", err)
+		}
+		shoes++
+		top = max(top, shoeNumber(id))
+	}
+	if err := rows.Err(); err != nil {
+		return 0, 0, fmt.Errorf("journal: %w", err)
+	}
+	fs, err := metaUint(j.db, "floor.shoe")
+	if err != nil {
+		return 0, 0, err
+	}
+	fr, err := metaUint(j.db, "floor.round")
+	if err != nil {
+		return 0, 0, err
+	}
+	return int(max(uint64(shoes), top, fs)), max(uint64(r.Int64), fr), nil
 }
 
 // Mark returns the value of a named mark (0 if never set): the outbox's published sequence
