@@ -68,11 +68,18 @@ func runTable(ctx context.Context, o tableOpts) error {
 	if err != nil {
 		return err
 	}
+	// As sabotd starts: the journal checked against its high-water mark, which it keeps.
+	if _, err := journal.CheckStart(o.Journal, o.Table); err != nil {
+		return err
+	}
 	j, err := journal.Open(o.Journal, o.Table)
 	if err != nil {
 		return err
 	}
 	defer j.Close()
+	if err := j.KeepHighWater(); err != nil {
+		return err
+	}
 	session, err := j.NewSession()
 	if err != nil {
 		return err
@@ -342,7 +349,7 @@ func TestConnectionsCut(t *testing.T) {
 // TestKilled100Times kills the table's process with SIGKILL at random points, 100 times, and
 // starts it again each time on the same journal: each run is killed once the consumer has
 // received 0 to 59 more events (0: while the process starts), so that under load the kills
-// still land on a table at work.
+// still land on a table at work. Its high-water mark never finds the journal behind.
 func TestKilled100Times(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fault test")
@@ -375,6 +382,10 @@ func TestKilled100Times(t *testing.T) {
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
 		kills++
+		// A crash at any moment leaves a journal that is not behind its high-water mark.
+		if _, err := journal.CheckStart(jpath, "T1"); err != nil {
+			t.Fatalf("after kill %d: %v", kills, err)
+		}
 	}
 	j, err := journal.OpenReadOnly(jpath)
 	if err != nil {

@@ -2,7 +2,9 @@
 // envelope (schema version, next sequence number, session), seals and journals it before
 // anything else (the journal's fsync), hands it to in-process observers, and publishes the
 // journal in sequence order to MQTT from a goroutine of its own, so that a slow or absent
-// broker never stops the table.
+// broker never stops the table. Nothing is published, event or status, that the journal's
+// high-water mark does not cover (journal.Cover: one advance covers every event journaled
+// since the last), so a journal found behind what was published refuses the next start.
 //
 // Delivery is decided by the consumers, never by paho's token (research/mqtt.md §2.2): each
 // consumer that matters keeps its acknowledgement retained on sabot/v1/<table>/ack/<id>. After
@@ -308,7 +310,7 @@ func (ob *Observer) Next(ctx context.Context) (tablebus.Event, error) {
 // status returns the sealed status message.
 func (o *Outbox) status(online bool, conn uint64) []byte {
 	st := tablebus.Status{V: tablebus.SchemaVersion, Table: o.j.Table(), Online: online, Session: o.o.Session,
-		Conn: conn, Game: o.o.Game, Seq: o.LastSeq(), TS: time.Now().UTC()}
+		Conn: conn, Game: o.o.Game, Seq: o.coveredLast(), TS: time.Now().UTC()}
 	signer := o.signer.Load()
 	if signer == nil {
 		b, _ := jsonMarshal(st)
@@ -319,6 +321,18 @@ func (o *Outbox) status(online bool, conn uint64) []byte {
 		o.log.Error("sealing the status", "err", err)
 	}
 	return b
+}
+
+// coveredLast returns the last journaled seq after making the high-water mark cover it, or, if
+// the mark cannot be advanced, the last seq it covers: a status never names an event the mark
+// does not cover.
+func (o *Outbox) coveredLast() uint64 {
+	last := o.LastSeq()
+	if err := o.j.Cover(last); err != nil {
+		o.log.Error("advancing the high-water mark", "err", err)
+		return min(last, o.j.Covered())
+	}
+	return last
 }
 
 // Will returns the will of the next connection attempt (mqttbus.Options.NextWill): the sealed
@@ -798,6 +812,12 @@ func (o *Outbox) publishRange(ctx context.Context, bus Bus, from, to uint64, don
 			done(f.seq)
 		}
 		return nil
+	}
+	// Nothing goes out that the high-water mark does not cover (journal.Cover): a journal
+	// found behind the mark at the next start refuses to start rather than give these
+	// numbers to other events.
+	if err := o.j.Cover(to); err != nil {
+		return fmt.Errorf("outbox: %w", err)
 	}
 	// Read first, publish after: the journal has one connection, which the table's next
 	// append must not wait for while the broker answers.
