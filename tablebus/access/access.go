@@ -78,6 +78,7 @@ var pattern = []Grant{
 	{tablebus.Root + "/%u/replay/+", Read},
 	{tablebus.Root + "/%u/secure/probe", Read},
 	{tablebus.Root + "/%u/public/probe", Read},
+	{tablebus.Root + "/%u/public/status", Read}, // its own retained status, which the journal's start-up check reads
 }
 
 // roleGrants are each role's own grants ("user" sections in mosquitto).

@@ -41,6 +41,8 @@ func TestAllowed(t *testing.T) {
 		{t1, "sabot/v1/T1/ack/engine.E1", false, true},
 		{t1, "sabot/v1/T1/ack/engine.E1", true, false},
 		{t1, "sabot/v1/T1/secure/probe", false, true},
+		{t1, "sabot/v1/T1/public/status", false, true},
+		{t1, "sabot/v1/T2/public/status", false, false},
 		{t1, "sabot/v1/T1/secure/events", false, false},
 		{t1, "sabot/v1/T2/cmd", false, false},
 		{eng, "sabot/v1/T1/secure/events", false, true},
