@@ -138,6 +138,7 @@ type options struct {
 	requireAck    string
 	brokerDir     string
 	brokerAnon    string
+	jopt          journalOptions // the journal's start-up check (startcheck.go)
 }
 
 func parseOptions(args []string, stderr io.Writer) (*options, error) {
@@ -181,6 +182,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.quiet, "quiet", false, "do not print the live feed on standard output")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	addOpsFlags(fs, &o.ops)
+	addJournalFlags(fs, &o.jopt)
 	fs.StringVar(&o.key, "key", "", "the table's Ed25519 signing key (sabot keys table); empty: development keys beside the journal")
 	fs.StringVar(&o.keyring, "keyring", "", "the keyring signed by the floor's root (sabot keys sign), published retained")
 	fs.StringVar(&o.root, "root", "", "the root's public key: the keyring must be signed by it")
@@ -351,15 +353,12 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := os.MkdirAll(filepath.Dir(o.journal), 0o750); err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
-	j, err := journal.Open(o.journal, o.table)
+	sj, err := openJournal(ctx, o, log) // refuses a journal behind what was published
 	if err != nil {
 		return err
 	}
+	j, session := sj.j, sj.session
 	defer j.Close()
-	session, err := j.NewSession()
-	if err != nil {
-		return err
-	}
 	m, err := restore(ctx, j, proc, eng, o.table)
 	if err != nil {
 		return err
@@ -428,6 +427,9 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	defer client.Close()
 	ops, err := newOps(ctx, opsDeps{o: o, log: log, j: j, ob: ob, loop: loop, devs: devs, client: client, session: session})
 	if err != nil {
+		return err
+	}
+	if err := recordLoss(ctx, ob, sj, o); err != nil { // the session's first event, seen by every observer
 		return err
 	}
 
