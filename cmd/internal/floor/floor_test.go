@@ -3,10 +3,12 @@ package floor
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sabot-tables/sabot/shoe"
 	"github.com/sabot-tables/sabot/shoe/card"
 	"github.com/sabot-tables/sabot/tablebus"
 )
@@ -246,6 +248,27 @@ func TestRepeatedAlert(t *testing.T) {
 	s = fl.Snapshot(0)
 	if len(s.Alerts) != 2 || !s.Alerts[0].Open() || s.Alerts[0].ID != 2 {
 		t.Fatalf("after the acknowledgement a new death is a new alert: %+v", s.Alerts)
+	}
+}
+
+// TestRefusedCommandsOneAlert: every refused command is a fault on the feed; the strip shows
+// them as one alert that counts, so that a flood of them buries no other alert.
+func TestRefusedCommandsOneAlert(t *testing.T) {
+	fl := newFloor()
+	f := &feed{table: "T1", at: t0}
+	for i := range 40 {
+		fl.Apply(f.ev(tablebus.Fault, func(e *tablebus.Event) {
+			e.Code, e.Reason, e.Problem = "command-refused", "unsigned", fmt.Sprintf(`command "count" (id "c%d") refused (unsigned): …`, i)
+		}))
+	}
+	fl.Apply(f.ev(tablebus.Fault, func(e *tablebus.Event) { e.Code, e.Problem, e.Hold = shoe.FaultForeign, "a card no deck holds", true }))
+	s := fl.Snapshot(0)
+	counts := map[string]int{}
+	for _, a := range s.Alerts {
+		counts[a.Code] += a.Count
+	}
+	if len(s.Alerts) != 2 || counts["command-refused"] != 40 || counts[shoe.FaultForeign] != 1 {
+		t.Fatalf("alerts %+v, want the refusals counted in one, and the foreign card's", s.Alerts)
 	}
 }
 

@@ -354,6 +354,11 @@ func (t *table) apply(e tablebus.Event) (alerts []Alert, resolved [][2]string) {
 		if e.Card != nil { // the secure feed's card (the view writes it; the feed's words never do)
 			text = e.Card.String() + ": " + text
 		}
+		if e.Code == "command-refused" {
+			// The daemon journals every refused command; the strip shows them as one alert
+			// that counts until somebody acknowledges it (a flood must not bury the others).
+			text = "commands refused (each is on the technician page and in the journal)"
+		}
 		if e.Hold {
 			text += " (table held)"
 		}
