@@ -160,58 +160,22 @@ function moneyHTML(t) {
   return `<div class="money">${parts.map((p) => `<span>${p}</span>`).join('')}</div>`;
 }
 
-const COLOR = { banker: '#d83a3c', player: '#2f74e6', tie: '#1f9d55' };
-
-function beadSVG(roads) {
-  const cell = 17, rows = 6;
-  const beads = roads.bead_plate || [];
-  const lastCol = beads.length ? beads[beads.length - 1].col : 0;
-  const cols = Math.max(12, lastCol + 1);
-  const first = Math.max(0, cols - 14);
-  const shown = cols - first;
-  let g = '';
-  for (let c = 0; c <= shown; c++) g += `<line x1="${c * cell}" y1="0" x2="${c * cell}" y2="${rows * cell}" stroke="#d9d4c5"/>`;
-  for (let r = 0; r <= rows; r++) g += `<line x1="0" y1="${r * cell}" x2="${shown * cell}" y2="${r * cell}" stroke="#d9d4c5"/>`;
-  for (const b of beads) {
-    if (b.col < first) continue;
-    const x = (b.col - first) * cell + cell / 2, y = b.row * cell + cell / 2;
-    const letter = b.result === 'banker' ? 'B' : b.result === 'player' ? 'P' : 'T';
-    g += `<circle cx="${x}" cy="${y}" r="7.2" fill="${COLOR[b.result]}"/>`;
-    g += `<text x="${x}" y="${y + 3.6}" font-size="10" font-weight="700" text-anchor="middle" fill="#fff">${letter}</text>`;
-    if (b.banker_pair) g += `<circle cx="${x - 5}" cy="${y - 5}" r="2.2" fill="${COLOR.banker}" stroke="#fff" stroke-width=".8"/>`;
-    if (b.player_pair) g += `<circle cx="${x + 5}" cy="${y + 5}" r="2.2" fill="${COLOR.player}" stroke="#fff" stroke-width=".8"/>`;
-  }
-  return `<svg width="${shown * cell}" height="${rows * cell}" viewBox="0 0 ${shown * cell} ${rows * cell}" role="img" aria-label="bead plate">${g}</svg>`;
-}
-
-function bigRoadSVG(roads) {
-  const cell = 13, rows = 6;
-  const road = roads.big_road || [];
-  const lastCol = road.reduce((m, c) => Math.max(m, c.col), 0);
-  const cols = Math.max(20, lastCol + 1);
-  const first = Math.max(0, cols - 26);
-  const shown = cols - first;
-  let g = '';
-  for (let c = 0; c <= shown; c++) g += `<line x1="${c * cell}" y1="0" x2="${c * cell}" y2="${rows * cell}" stroke="#e2ddcf"/>`;
-  for (let r = 0; r <= rows; r++) g += `<line x1="0" y1="${r * cell}" x2="${shown * cell}" y2="${r * cell}" stroke="#e2ddcf"/>`;
-  for (const c of road) {
-    if (c.col < first) continue;
-    const x = (c.col - first) * cell + cell / 2, y = c.row * cell + cell / 2;
-    g += `<circle cx="${x}" cy="${y}" r="4.6" fill="none" stroke="${COLOR[c.result]}" stroke-width="2.2"/>`;
-    if (c.ties) {
-      g += `<line x1="${x - 5}" y1="${y + 5}" x2="${x + 5}" y2="${y - 5}" stroke="${COLOR.tie}" stroke-width="2"/>`;
-      if (c.ties > 1) g += `<text x="${x}" y="${y + 3}" font-size="7" text-anchor="middle" fill="#111">${c.ties}</text>`;
-    }
-  }
-  return `<svg width="${shown * cell}" height="${rows * cell}" viewBox="0 0 ${shown * cell} ${rows * cell}" role="img" aria-label="big road">${g}</svg>`;
+// derivedHTML shows the three derived roads and what a banker or a player win would add to each.
+function derivedHTML(roads) {
+  const names = { big_eye_boy: 'Big eye boy', small_road: 'Small road', cockroach_pig: 'Cockroach pig' };
+  const rows = SabotRoads.KINDS.map((k) => `<div class="derived-row"><span class="cap">${names[k]}</span><div class="road">${SabotRoads.derived(roads, k, { cell: 7, min: 30, max: 52 })}</div></div>`).join('');
+  const n = roads.next || {};
+  const ask = (side, label) => `<span class="ask ${side}">${label} ${SabotRoads.KINDS.map((k) => SabotRoads.next(k, (n[side] || {})[k], 12)).join('')}</span>`;
+  return `<div class="derived-roads">${rows}<div class="asks">${ask('banker', 'if banker')}${ask('player', 'if player')}</div></div>`;
 }
 
 function lowerHTML(t) {
   let roads = '';
   if (t.roads) {
     const n = t.roads.counts || {};
-    roads = `<div class="road-block"><span class="cap">Bead plate</span><div class="road">${beadSVG(t.roads)}</div></div>
-      <div class="road-block"><span class="cap">Big road</span><div class="road">${bigRoadSVG(t.roads)}</div>
+    roads = `<div class="road-block"><span class="cap">Bead plate</span><div class="road">${SabotRoads.bead(t.roads)}</div></div>
+      <div class="road-block"><span class="cap">Big road</span><div class="road">${SabotRoads.bigRoad(t.roads)}</div>
+      ${derivedHTML(t.roads)}
       <div class="counts"><span class="b">Banker ${n.banker || 0}</span><span class="p">Player ${n.player || 0}</span><span class="t">Tie ${n.tie || 0}</span><span>pairs ${(n.banker_pair || 0) + (n.player_pair || 0)}</span><span>naturals ${n.natural || 0}</span></div></div>`;
   }
   const recent = (t.recent || []).slice(-(t.roads ? 8 : 14)).map((o) => {
