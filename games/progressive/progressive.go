@@ -170,6 +170,11 @@ type Config struct {
 	// RandomOdds: a random prize is drawn for one round in RandomOdds on average (seed 002: "el
 	// sistema, en forma aleatoria, premiara en algún momento"); 0 draws none.
 	RandomOdds int64 `json:"random_odds,omitempty"`
+	// HouseCover: the house pays what a prize needs beyond the main pool and the reserves
+	// (RULES.md §7, *our reading*). Without it a floor's controller refuses such a prize and the
+	// round waits for a supervisor (PayRound's ErrShort); Settle, the round contract's
+	// arithmetic, always covers.
+	HouseCover bool `json:"house_cover,omitempty"`
 }
 
 // Check validates the configuration.
@@ -389,17 +394,9 @@ func (c Config) Settle(st State, r Round) (State, Result, error) {
 			res.Feeds = append(res.Feeds, f)
 			continue
 		}
-		pools := mulDiv(b.Amount, c.Share)
-		f.Commission = b.Amount - pools
-		f.Main = pools
-		for _, rv := range c.Reserves {
-			share := mulDiv(pools, rv.Share)
-			if f.Reserves == nil {
-				f.Reserves = map[string]int64{}
-			}
-			f.Reserves[rv.Name] = share
-			next.Reserves[rv.Name] += share
-			f.Main -= share
+		f = c.feed(b.Seat, b.Amount)
+		for name, v := range f.Reserves {
+			next.Reserves[name] += v
 		}
 		next.Main += f.Main
 		next.Commission += f.Commission
@@ -418,22 +415,7 @@ func (c Config) Settle(st State, r Round) (State, Result, error) {
 			res.Payouts = append(res.Payouts, Payout{Seat: d.Seat, Kind: d.Kind, Amount: amount, From: c.take(&next, amount)})
 		}
 	}
-	if next.Main < c.Base {
-		need := c.Base - next.Main
-		for _, rv := range c.Reserves {
-			if m := min(need, next.Reserves[rv.Name]); m > 0 {
-				next.Reserves[rv.Name] -= m
-				next.Main += m
-				need -= m
-				res.Refill = append(res.Refill, Source{Pool: rv.Name, Amount: m})
-			}
-		}
-		if need > 0 {
-			next.Main += need
-			next.Funded += need
-			res.Refill = append(res.Refill, Source{Pool: "house", Amount: need})
-		}
-	}
+	res.Refill = c.refill(&next)
 	next.Rounds++
 	res.After = next.clone()
 	return next, res, nil

@@ -42,6 +42,7 @@ var libs = []struct {
 	{"github.com/creack/pty", []string{"driver/internal/ptyline"}},                   // the simulators' serial lines
 	{"github.com/mochi-mqtt/server", []string{"tablebus/broker"}},                    // the embedded broker
 	{"modernc.org/sqlite", []string{"tablebus/journal", "games/progressive/ledger"}}, // the two durable stores
+	{"github.com/jackc/pgx", []string{"games/progressive/ledger"}},                   // a floor's pools on PostgreSQL
 	{"github.com/prometheus/client_golang", []string{"cmd"}},                         // metrics are the commands' business
 	{"github.com/chromedp", []string{"cmd/sabotd"}},                                  // the browser test of the web view
 }

@@ -1,15 +1,19 @@
-// Package ledger keeps a progressive pool (games/progressive) durable: its state and every
-// movement of money, in an SQLite database (modernc.org/sqlite, WAL, synchronous=FULL) that
-// survives a restart or a power cut.
+// Package ledger is a floor's progressive pools (games/progressive) kept in a real database: the
+// pools' state and meters, every movement of money as an entry, and every booking of a table's
+// events, exactly once. The same code runs on PostgreSQL (a floor: the server a casino already
+// runs, with its backups and its standby) and on SQLite (modernc.org/sqlite, WAL,
+// synchronous=FULL: the embedded default for one machine), through database/sql; Open chooses
+// by the address (postgres://… or a file).
 //
-// Each round a table settles is applied once, in one transaction: the bets are keyed by table,
-// round and seat, so that one bet can never feed or be paid from the pool twice. Settling the same
-// round again (a table retrying after a lost reply) returns the recorded result and changes
-// nothing; settling different bets under the same table and round is refused with ErrConflict.
-// The random prizes are drawn inside that transaction, with crypto/rand, and recorded with the
-// round, so a retry never draws again.
+// A table sends three kinds of events (tablebus progressive.bet, progressive.hand, and its
+// round.voided), each booked once: the booking is keyed by the table, the round and the kind,
+// and the same event again (a replay, a re-publication after a reconnect, a second controller)
+// returns what was recorded and changes nothing, while a different event under the same key is
+// refused (ErrConflict). Each booking is one transaction that locks its pool's row first
+// (SELECT … FOR UPDATE on PostgreSQL; SQLite's BEGIN IMMEDIATE locks the database), so that
+// bookings of several controllers on one PostgreSQL serialize per pool; the random prizes are
+// drawn inside it, with crypto/rand, and recorded with the round, so a retry never draws again.
 //
-// The pool is shared by several tables (RULES.md §7), so it has its own database rather than a
-// table's journal; every table's controller opens the same file and SQLite serializes them
-// (BEGIN IMMEDIATE, a busy timeout).
+// Money is integer cents. The entries of each account (main, each reserve, commission, house)
+// add up to the state (Verify).
 package ledger

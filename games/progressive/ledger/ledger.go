@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -11,352 +10,907 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 
-	"github.com/sabot-tables/sabot/games/progressive"
+	_ "github.com/jackc/pgx/v5/stdlib" // the PostgreSQL driver (database/sql "pgx")
+	_ "modernc.org/sqlite"             // the SQLite driver, pure Go
 
-	_ "modernc.org/sqlite" // the SQLite driver, pure Go
+	"github.com/sabot-tables/sabot/games/progressive"
 )
 
-// ErrConflict is returned when a round is settled twice with different bets: the ledger holds
-// the first and refuses the second.
-var ErrConflict = errors.New("ledger: round already settled with different bets")
+// Errors a booking is refused with; callers branch on them (errors.Is) to name the alarm.
+var (
+	// ErrConflict: the table's round is booked already with a different event.
+	ErrConflict = errors.New("ledger: round already booked with a different event")
+	// ErrUnknownPool: the event names a pool this floor does not have.
+	ErrUnknownPool = errors.New("ledger: unknown pool")
+	// ErrForeignTable: the table is not one of the pool's (seed 000: the casino tells the
+	// regulator which tables feed which pool).
+	ErrForeignTable = errors.New("ledger: table not connected to the pool")
+	// ErrNoBets: hands for a round whose bets were never booked.
+	ErrNoBets = errors.New("ledger: hands for a round whose bets were never booked")
+)
 
-const schemaVersion = 1
+const schemaVersion = "2"
 
+// schema is the same on both databases but for the entries' key (serial).
 const schema = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS pools (
 	pool    TEXT PRIMARY KEY,
-	config  TEXT NOT NULL,  -- progressive.Config, JSON
-	state   TEXT NOT NULL,  -- progressive.State, JSON
+	config  TEXT NOT NULL,   -- progressive.Config, JSON
+	tables  TEXT NOT NULL,   -- the tables connected to it, JSON
+	state   TEXT NOT NULL,   -- progressive.State, JSON
+	meter   TEXT NOT NULL,   -- Meter, JSON
 	updated TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS rounds (
+CREATE TABLE IF NOT EXISTS bookings (
 	table_id TEXT NOT NULL,
-	round    TEXT NOT NULL,
+	round    BIGINT NOT NULL,
+	kind     TEXT NOT NULL,   -- bets, hands, void
 	pool     TEXT NOT NULL,
-	at       TEXT NOT NULL,
-	request  TEXT NOT NULL,  -- sha256 of the round as given
-	result   TEXT NOT NULL,  -- progressive.Result, JSON
-	PRIMARY KEY (table_id, round)
+	seq      BIGINT NOT NULL, -- the event's sequence number in the table's feed
+	digest   TEXT NOT NULL,   -- sha256 of what was booked
+	result   TEXT NOT NULL,   -- JSON
+	at       TEXT NOT NULL,   -- the event's time
+	booked   TEXT NOT NULL,   -- the booking's
+	PRIMARY KEY (table_id, round, kind)
 );
 CREATE TABLE IF NOT EXISTS bets (
 	table_id TEXT NOT NULL,
-	round    TEXT NOT NULL,
+	round    BIGINT NOT NULL,
 	seat     INTEGER NOT NULL,
 	pool     TEXT NOT NULL,
-	amount   INTEGER NOT NULL,
-	PRIMARY KEY (table_id, round, seat)   -- one bet updates a pool once
+	amount   BIGINT NOT NULL,
+	feed     TEXT NOT NULL,   -- progressive.Feed, JSON
+	PRIMARY KEY (table_id, round, seat)   -- one bet feeds a pool once
 );
 CREATE TABLE IF NOT EXISTS entries (
-	id       INTEGER PRIMARY KEY AUTOINCREMENT,
+	id       %s,
 	pool     TEXT NOT NULL,
 	table_id TEXT NOT NULL,
-	round    TEXT NOT NULL,
-	seat     INTEGER NOT NULL,    -- 0: the round or the house
-	kind     TEXT NOT NULL,       -- feed, commission, prize, carta-magica, jugador-afortunado, refill, draw, config
-	account  TEXT NOT NULL,       -- main, a reserve, house
-	amount   INTEGER NOT NULL,    -- cents into (+) or out of (-) the account
+	round    BIGINT NOT NULL,
+	seat     INTEGER NOT NULL,  -- 0: the round or the house
+	kind     TEXT NOT NULL,     -- seed, feed, return, prize, carta-magica, jugador-afortunado, refill, restore, unrefill, draw, config
+	account  TEXT NOT NULL,     -- main, a reserve, commission, house
+	amount   BIGINT NOT NULL,   -- cents into (+) or out of (-) the account
 	detail   TEXT NOT NULL,
 	at       TEXT NOT NULL
 );
+CREATE INDEX IF NOT EXISTS entries_pool ON entries (pool, account);
+CREATE TABLE IF NOT EXISTS marks (
+	table_id TEXT PRIMARY KEY,
+	seq      BIGINT NOT NULL    -- the table's feed is processed up to here
+);
 `
 
-// Ledger is one progressive pool's durable state.
-type Ledger struct {
-	db   *sql.DB
-	path string
-	cfg  progressive.Config
-	rng  io.Reader
+// dialect is what differs between the two databases.
+type dialect struct {
+	name   string
+	serial string // the entries' key
+	lock   string // appended to the pool's SELECT in a booking
 }
 
-// Open opens (creating if needed) the ledger at path for the pool cfg describes. A new pool
-// starts at its base (progressive.Config.Start); an existing one keeps its state, and a changed
-// configuration is stored and recorded as an entry. rng is where the random prizes are drawn
-// from: nil for crypto/rand.Reader.
-func Open(path string, cfg progressive.Config, rng io.Reader) (*Ledger, error) {
-	if err := cfg.Check(); err != nil {
-		return nil, err
+var (
+	postgres = dialect{name: "postgresql", serial: "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY", lock: " FOR UPDATE"}
+	sqlite   = dialect{name: "sqlite", serial: "INTEGER PRIMARY KEY AUTOINCREMENT"}
+)
+
+// Ledger is a floor's pools in one database. Its methods are safe for concurrent use, and
+// several processes may share one PostgreSQL database.
+type Ledger struct {
+	db   *sql.DB
+	d    dialect
+	name string // the database, for logs (no password)
+	rng  io.Reader
+
+	mu    sync.Mutex
+	pools map[string]Pool
+}
+
+// Pool is one pool's configuration and the tables connected to it.
+type Pool struct {
+	progressive.Config
+	Tables []string `json:"tables"`
+}
+
+// Open opens (creating the schema if needed) the ledger at dsn: a postgres:// or postgresql://
+// URL (pgx), or an SQLite file's path. rng is where the random prizes are drawn from: nil for
+// crypto/rand.Reader.
+func Open(ctx context.Context, dsn string, rng io.Reader) (*Ledger, error) {
+	l := &Ledger{rng: rng, pools: map[string]Pool{}}
+	var err error
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		l.d = postgres
+		u, perr := url.Parse(dsn)
+		if perr != nil {
+			return nil, fmt.Errorf("ledger: %w", perr)
+		}
+		u.User = nil
+		l.name = u.String()
+		l.db, err = sql.Open("pgx", dsn)
+		if err == nil {
+			l.db.SetMaxOpenConns(8)
+			l.db.SetConnMaxIdleTime(time.Minute)
+		}
+	} else {
+		l.d, l.name = sqlite, dsn
+		q := url.Values{}
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "synchronous(FULL)")
+		q.Add("_pragma", "busy_timeout(10000)")
+		q.Add("_txlock", "immediate")
+		l.db, err = sql.Open("sqlite", "file:"+dsn+"?"+q.Encode())
+		if err == nil {
+			l.db.SetMaxOpenConns(1)
+		}
 	}
-	q := url.Values{}
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(FULL)")
-	q.Add("_pragma", "busy_timeout(10000)")
-	q.Add("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {
-		return nil, fmt.Errorf("ledger: open %s: %w", path, err)
+		return nil, fmt.Errorf("ledger: open %s: %w", l.name, err)
 	}
-	db.SetMaxOpenConns(1)
-	l := &Ledger{db: db, path: path, cfg: cfg, rng: rng}
-	if err := l.init(); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("ledger: %s: %w", path, err)
+	if err := l.init(ctx); err != nil {
+		l.db.Close()
+		return nil, fmt.Errorf("ledger: %s: %w", l.name, err)
 	}
 	return l, nil
 }
 
-func (l *Ledger) init() error {
-	var res string
-	if err := l.db.QueryRow("PRAGMA quick_check").Scan(&res); err != nil {
-		return fmt.Errorf("not a readable ledger: %w", err)
-	}
-	if res != "ok" {
-		return fmt.Errorf("damaged ledger: integrity check says %q", res)
-	}
-	var mode string
-	if err := l.db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
-		return fmt.Errorf("journal mode %q, want wal: %v", mode, err)
-	}
-	if _, err := l.db.Exec(schema); err != nil {
-		return fmt.Errorf("creating the schema: %w", err)
-	}
-	tx, err := l.db.Begin()
-	if err != nil {
+func (l *Ledger) init(ctx context.Context) error {
+	if l.d == sqlite {
+		var res string
+		if err := l.db.QueryRowContext(ctx, "PRAGMA quick_check").Scan(&res); err != nil {
+			return fmt.Errorf("not a readable ledger: %w", err)
+		}
+		if res != "ok" {
+			return fmt.Errorf("damaged ledger: integrity check says %q", res)
+		}
+	} else if err := l.db.PingContext(ctx); err != nil {
 		return err
 	}
-	defer tx.Rollback()
-	var version string
-	switch err := tx.QueryRow("SELECT value FROM meta WHERE key = 'version'").Scan(&version); {
-	case errors.Is(err, sql.ErrNoRows):
-		if _, err := tx.Exec("INSERT INTO meta (key, value) VALUES ('version', ?)", fmt.Sprint(schemaVersion)); err != nil {
-			return err
+	for _, stmt := range strings.Split(fmt.Sprintf(schema, l.d.serial), ";") {
+		if strings.TrimSpace(stmt) == "" {
+			continue
 		}
-	case err != nil:
-		return err
-	case version != fmt.Sprint(schemaVersion):
-		return fmt.Errorf("layout version %s, this build reads %d", version, schemaVersion)
-	}
-	cfgJSON, err := json.Marshal(l.cfg)
-	if err != nil {
-		return err
-	}
-	now := time.Now().UTC().Format(time.RFC3339Nano)
-	var stored string
-	switch err := tx.QueryRow("SELECT config FROM pools WHERE pool = ?", l.cfg.Pool).Scan(&stored); {
-	case errors.Is(err, sql.ErrNoRows):
-		st, err := json.Marshal(l.cfg.Start())
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec("INSERT INTO pools (pool, config, state, updated) VALUES (?, ?, ?, ?)", l.cfg.Pool, cfgJSON, st, now); err != nil {
-			return err
-		}
-		if err := entry(tx, l.cfg.Pool, "", "", 0, "seed", "main", l.cfg.Base, "the house seeds the main pool with its base", now); err != nil {
-			return err
-		}
-	case err != nil:
-		return err
-	case stored != string(cfgJSON):
-		if _, err := tx.Exec("UPDATE pools SET config = ?, updated = ? WHERE pool = ?", cfgJSON, now, l.cfg.Pool); err != nil {
-			return err
-		}
-		if err := entry(tx, l.cfg.Pool, "", "", 0, "config", "main", 0, "configuration changed from "+stored, now); err != nil {
-			return err
+		if _, err := l.db.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("creating the schema: %w", err)
 		}
 	}
-	return tx.Commit()
-}
-
-func entry(tx *sql.Tx, pool, table, round string, seat int, kind, account string, amount int64, detail, at string) error {
-	_, err := tx.Exec(`INSERT INTO entries (pool, table_id, round, seat, kind, account, amount, detail, at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, pool, table, round, seat, kind, account, amount, detail, at)
-	return err
+	if _, err := l.db.ExecContext(ctx, "INSERT INTO meta (key, value) VALUES ('version', $1) ON CONFLICT (key) DO NOTHING", schemaVersion); err != nil {
+		return err
+	}
+	var v string
+	if err := l.db.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'version'").Scan(&v); err != nil {
+		return err
+	}
+	if v != schemaVersion {
+		return fmt.Errorf("layout version %s, this build reads %s", v, schemaVersion)
+	}
+	return nil
 }
 
 // Close closes the database.
 func (l *Ledger) Close() error { return l.db.Close() }
 
 // String names the ledger for logs.
-func (l *Ledger) String() string {
-	return fmt.Sprintf("progressive ledger %s (%s)", l.cfg.Pool, l.path)
+func (l *Ledger) String() string { return fmt.Sprintf("progressive ledger (%s %s)", l.d.name, l.name) }
+
+// Dialect names the database: "postgresql" or "sqlite".
+func (l *Ledger) Dialect() string { return l.d.name }
+
+// Configure adds a pool, or changes an existing one's configuration or tables (recorded as an
+// entry); a new pool starts at its base, put in by the house (RULES.md §7).
+func (l *Ledger) Configure(ctx context.Context, p Pool) error {
+	if err := p.Check(); err != nil {
+		return err
+	}
+	for _, t := range p.Tables {
+		if t == "" {
+			return fmt.Errorf("%w: pool %s lists an empty table id", progressive.ErrConfig, p.Pool)
+		}
+	}
+	cfgJSON, _ := json.Marshal(p.Config)
+	tablesJSON, _ := json.Marshal(p.Tables)
+	now := stamp(time.Now())
+	err := l.tx(ctx, func(tx *sql.Tx) error {
+		var stored, storedTables string
+		switch err := tx.QueryRowContext(ctx, "SELECT config, tables FROM pools WHERE pool = $1"+l.d.lock, p.Pool).Scan(&stored, &storedTables); {
+		case errors.Is(err, sql.ErrNoRows):
+			st := p.Start()
+			m := Meter{V: 1, Pool: p.Pool, Value: st.Main, Funded: st.Funded, TS: time.Now().UTC()}
+			if _, err := tx.ExecContext(ctx, "INSERT INTO pools (pool, config, tables, state, meter, updated) VALUES ($1, $2, $3, $4, $5, $6)",
+				p.Pool, cfgJSON, tablesJSON, mustJSON(st), mustJSON(m), now); err != nil {
+				return err
+			}
+			e := &entries{pool: p.Pool, at: now}
+			e.add(0, "seed", "main", p.Base, "the house seeds the main pool with its base")
+			e.add(0, "seed", "house", -p.Base, "the house seeds the main pool with its base")
+			return e.write(ctx, tx)
+		case err != nil:
+			return err
+		case stored != string(cfgJSON) || storedTables != string(tablesJSON):
+			if _, err := tx.ExecContext(ctx, "UPDATE pools SET config = $1, tables = $2, updated = $3 WHERE pool = $4", cfgJSON, tablesJSON, now, p.Pool); err != nil {
+				return err
+			}
+			e := &entries{pool: p.Pool, at: now}
+			e.add(0, "config", "main", 0, "configuration changed from "+stored+" tables "+storedTables)
+			return e.write(ctx, tx)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("ledger: pool %s: %w", p.Pool, err)
+	}
+	l.mu.Lock()
+	l.pools[p.Pool] = p
+	l.mu.Unlock()
+	return nil
 }
 
-// State returns the pool's state as last committed.
-func (l *Ledger) State(ctx context.Context) (progressive.State, error) {
-	var st progressive.State
+// Pools returns the pools configured in this process, by name.
+func (l *Ledger) Pools() []Pool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []Pool
+	for _, p := range l.pools {
+		out = append(out, p)
+	}
+	slices.SortFunc(out, func(a, b Pool) int { return strings.Compare(a.Pool, b.Pool) })
+	return out
+}
+
+// Meter is what a pool's display and a regulator read (RULES.md §7; the meters seed 000's
+// "dispositivo de control" counts): the pool's current value, its reserve, and the counters.
+type Meter struct {
+	V        int              `json:"v"`
+	Pool     string           `json:"pool"`
+	Value    int64            `json:"value"`              // the main pool, cents: what the display shows
+	Reserve  int64            `json:"reserve"`            // the reserves together
+	Reserves map[string]int64 `json:"reserves,omitempty"` // each reserve
+	// Contributions is what the bets fed the pools (their share, less the bets returned);
+	// Turnover the bets themselves (seed 000: "monto total jugado o recaudado"), Bets their
+	// number, Commission the house's part.
+	Contributions int64 `json:"contributions"`
+	Turnover      int64 `json:"turnover"`
+	Bets          int64 `json:"bets"`
+	Commission    int64 `json:"commission"`
+	// Funded is what the house put in: the base, refills, and prizes it covered.
+	Funded int64 `json:"funded"`
+	// Hits counts the prizes paid, Paid their total, LastWin the latest.
+	Hits    int64 `json:"hits"`
+	Paid    int64 `json:"paid"`
+	LastWin *Win  `json:"last_win,omitempty"`
+	// Version counts the bookings that changed the pool: a display keeps the highest.
+	Version uint64    `json:"version"`
+	TS      time.Time `json:"ts"`
+}
+
+// Win is one prize paid.
+type Win struct {
+	Table    string    `json:"table"`
+	Round    uint64    `json:"round"`
+	Seat     int       `json:"seat"`
+	Kind     string    `json:"kind"` // hand, carta-magica, jugador-afortunado
+	Category string    `json:"category,omitempty"`
+	Amount   int64     `json:"amount"`
+	At       time.Time `json:"at"`
+}
+
+// Bets is a table's progressive.bet event: the round's progressive bets as taken.
+type Bets struct {
+	Pool   string
+	Table  string
+	Round  uint64
+	Seq    uint64    // the event's sequence number in the table's feed
+	At     time.Time // the event's time
+	Stakes []progressive.Stake
+}
+
+// Hands is a table's progressive.hand event: the round's progressive bets with their hands.
+type Hands struct {
+	Pool  string
+	Table string
+	Round uint64
+	Seq   uint64
+	At    time.Time
+	Bets  []progressive.Bet // Cards, Folded, Void as the table saw them
+}
+
+// Void is a table's round.voided for a round with progressive bets.
+type Void struct {
+	Table string
+	Round uint64
+	Seq   uint64
+	At    time.Time
+}
+
+// Booked is what a booking did.
+type Booked struct {
+	Kind  string `json:"kind"` // bets, hands, void
+	Pool  string `json:"pool"`
+	Table string `json:"table"`
+	Round uint64 `json:"round"`
+	Seq   uint64 `json:"seq"`
+	// Feeds: the bets' contributions (bets). Result: the round's prizes (hands). Returned: the
+	// bets given back (hands: void hands; void: every bet not yet returned). Reversal: a void.
+	Feeds    []progressive.Feed     `json:"feeds,omitempty"`
+	Result   *progressive.Result    `json:"result,omitempty"`
+	Returned []progressive.Returned `json:"returned,omitempty"`
+	Reversal *progressive.Reversal  `json:"reversal,omitempty"`
+	// Meter is the pool's after the booking.
+	Meter Meter `json:"meter"`
+	// Again: the event was booked before; nothing changed and this is what was recorded.
+	Again bool `json:"-"`
+}
+
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("ledger: %T does not marshal: %v", v, err)) // only types of this package
+	}
+	return string(b)
+}
+
+func digestOf(v any) string {
+	s := sha256.Sum256([]byte(mustJSON(v)))
+	return hex.EncodeToString(s[:])
+}
+
+// tx runs fn in a transaction, again when the database says to retry (PostgreSQL's
+// serialization failures and deadlocks, a unique key another controller took first).
+func (l *Ledger) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	var err error
+	for attempt := 0; attempt < 5; attempt++ {
+		var tx *sql.Tx
+		if tx, err = l.db.BeginTx(ctx, nil); err != nil {
+			return err
+		}
+		if err = fn(tx); err == nil {
+			if err = tx.Commit(); err == nil {
+				return nil
+			}
+		} else {
+			tx.Rollback()
+		}
+		if !retryable(err) || ctx.Err() != nil {
+			return err
+		}
+	}
+	return err
+}
+
+func retryable(err error) bool {
+	var st interface{ SQLState() string }
+	if errors.As(err, &st) {
+		switch st.SQLState() {
+		case "40001", "40P01", "23505": // serialization failure, deadlock, unique violation
+			return true
+		}
+	}
+	return strings.Contains(err.Error(), "UNIQUE constraint failed")
+}
+
+// entries collects one booking's entries.
+type entries struct {
+	pool, table string
+	round       uint64
+	at          string
+	rows        []entryRow
+}
+
+type entryRow struct {
+	seat          int
+	kind, account string
+	amount        int64
+	detail        string
+}
+
+func (e *entries) add(seat int, kind, account string, amount int64, detail string) {
+	if amount != 0 || kind == "draw" || kind == "config" {
+		e.rows = append(e.rows, entryRow{seat: seat, kind: kind, account: account, amount: amount, detail: detail})
+	}
+}
+
+func (e *entries) write(ctx context.Context, tx *sql.Tx) error {
+	for _, r := range e.rows {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO entries (pool, table_id, round, seat, kind, account, amount, detail, at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, e.pool, e.table, int64(e.round), r.seat, r.kind, r.account, r.amount, r.detail, e.at); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// feedEntries records one bet's feed.
+func (e *entries) feed(cfg progressive.Config, f progressive.Feed) {
+	d := fmt.Sprintf("bet %d", f.Amount)
+	e.add(f.Seat, "feed", "main", f.Main, d)
+	for _, rv := range cfg.Reserves {
+		e.add(f.Seat, "feed", rv.Name, f.Reserves[rv.Name], d)
+	}
+	e.add(f.Seat, "feed", "commission", f.Commission, d)
+}
+
+// sources records money leaving accounts (a prize, a return, a refill's source).
+func (e *entries) sources(seat int, kind string, from []progressive.Source, detail string, sign int64) {
+	for _, s := range from {
+		e.add(seat, kind, s.Pool, sign*s.Amount, detail)
+	}
+}
+
+func (e *entries) refill(kind string, refill []progressive.Source, sign int64) {
+	for _, s := range refill {
+		e.add(0, kind, s.Pool, -sign*s.Amount, "main pool back to its base")
+		e.add(0, kind, "main", sign*s.Amount, "from "+s.Pool)
+	}
+}
+
+// poolRow is a pool as a booking reads it, its row locked.
+type poolRow struct {
+	cfg    progressive.Config
+	tables []string
+	st     progressive.State
+	m      Meter
+}
+
+func (l *Ledger) lockPool(ctx context.Context, tx *sql.Tx, pool string) (*poolRow, error) {
+	var cfgJSON, tablesJSON, stJSON, mJSON string
+	err := tx.QueryRowContext(ctx, "SELECT config, tables, state, meter FROM pools WHERE pool = $1"+l.d.lock, pool).Scan(&cfgJSON, &tablesJSON, &stJSON, &mJSON)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("%w %q", ErrUnknownPool, pool)
+	}
+	if err != nil {
+		return nil, err
+	}
+	p := &poolRow{}
+	for _, x := range []struct {
+		s string
+		v any
+	}{{cfgJSON, &p.cfg}, {tablesJSON, &p.tables}, {stJSON, &p.st}, {mJSON, &p.m}} {
+		if err := json.Unmarshal([]byte(x.s), x.v); err != nil {
+			return nil, fmt.Errorf("pool %s: stored %T: %w", pool, x.v, err)
+		}
+	}
+	if p.st.Reserves == nil {
+		p.st.Reserves = map[string]int64{}
+	}
+	return p, nil
+}
+
+func (l *Ledger) savePool(ctx context.Context, tx *sql.Tx, pool string, p *poolRow, at time.Time) error {
+	p.m.V, p.m.Pool = 1, pool
+	p.m.Value, p.m.Funded, p.m.Commission = p.st.Main, p.st.Funded, p.st.Commission
+	p.m.Reserve, p.m.Reserves = 0, nil
+	for name, v := range p.st.Reserves {
+		p.m.Reserve += v
+		if p.m.Reserves == nil {
+			p.m.Reserves = map[string]int64{}
+		}
+		p.m.Reserves[name] = v
+	}
+	p.m.Version++
+	p.m.TS = at.UTC()
+	_, err := tx.ExecContext(ctx, "UPDATE pools SET state = $1, meter = $2, updated = $3 WHERE pool = $4", mustJSON(p.st), mustJSON(p.m), stamp(at), pool)
+	return err
+}
+
+// recorded returns the booking under (table, round, kind) if there is one: the same digest
+// returns what was recorded, another is ErrConflict.
+func (l *Ledger) recorded(ctx context.Context, tx *sql.Tx, table string, round uint64, kind, digest string) (*Booked, error) {
+	var d, res string
+	err := tx.QueryRowContext(ctx, "SELECT digest, result FROM bookings WHERE table_id = $1 AND round = $2 AND kind = $3", table, int64(round), kind).Scan(&d, &res)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if d != digest {
+		return nil, fmt.Errorf("%w: table %s round %d: its %s were booked from another event", ErrConflict, table, round, kind)
+	}
+	var b Booked
+	if err := json.Unmarshal([]byte(res), &b); err != nil {
+		return nil, fmt.Errorf("recorded %s of table %s round %d: %w", kind, table, round, err)
+	}
+	b.Again = true
+	return &b, nil
+}
+
+func (l *Ledger) record(ctx context.Context, tx *sql.Tx, b *Booked, digest string, at time.Time) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO bookings (table_id, round, kind, pool, seq, digest, result, at, booked)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, b.Table, int64(b.Round), b.Kind, b.Pool, int64(b.Seq), digest, mustJSON(b), stamp(at), stamp(time.Now())); err != nil {
+		return err
+	}
+	return l.setMark(ctx, tx, b.Table, b.Seq)
+}
+
+func (l *Ledger) setMark(ctx context.Context, ex interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}, table string, seq uint64) error {
+	_, err := ex.ExecContext(ctx, `INSERT INTO marks (table_id, seq) VALUES ($1, $2)
+		ON CONFLICT (table_id) DO UPDATE SET seq = excluded.seq WHERE marks.seq < excluded.seq`, table, int64(seq))
+	return err
+}
+
+func connected(p *poolRow, pool, table string) error {
+	if !slices.Contains(p.tables, table) {
+		return fmt.Errorf("%w: table %s is not one of pool %s's tables (%s)", ErrForeignTable, table, pool, strings.Join(p.tables, ", "))
+	}
+	return nil
+}
+
+// BookBets books a round's progressive bets: each feeds the pool once (RULES.md §7).
+func (l *Ledger) BookBets(ctx context.Context, in Bets) (Booked, error) {
+	if len(in.Stakes) == 0 {
+		return Booked{}, fmt.Errorf("%w: table %s round %d: no bets", progressive.ErrRound, in.Table, in.Round)
+	}
+	stakes := slices.Clone(in.Stakes)
+	slices.SortFunc(stakes, func(a, b progressive.Stake) int { return a.Seat - b.Seat })
+	digest := digestOf(struct {
+		Pool   string
+		Stakes []progressive.Stake
+	}{in.Pool, stakes})
+	var out Booked
+	err := l.tx(ctx, func(tx *sql.Tx) error {
+		p, err := l.lockPool(ctx, tx, in.Pool)
+		if err != nil {
+			return err
+		}
+		if b, err := l.recorded(ctx, tx, in.Table, in.Round, "bets", digest); b != nil || err != nil {
+			if b != nil {
+				out = *b
+			}
+			return err
+		}
+		if err := connected(p, in.Pool, in.Table); err != nil {
+			return err
+		}
+		next, feeds, err := p.cfg.Contribute(p.st, stakes)
+		if err != nil {
+			return err
+		}
+		p.st = next
+		e := &entries{pool: in.Pool, table: in.Table, round: in.Round, at: stamp(in.At)}
+		for _, f := range feeds {
+			e.feed(p.cfg, f)
+			if _, err := tx.ExecContext(ctx, "INSERT INTO bets (table_id, round, seat, pool, amount, feed) VALUES ($1, $2, $3, $4, $5, $6)",
+				in.Table, int64(in.Round), f.Seat, in.Pool, f.Amount, mustJSON(f)); err != nil {
+				return fmt.Errorf("table %s round %d seat %d: %w", in.Table, in.Round, f.Seat, err)
+			}
+			p.m.Bets++
+			p.m.Turnover += f.Amount
+			p.m.Contributions += f.Amount - f.Commission
+		}
+		if err := e.write(ctx, tx); err != nil {
+			return err
+		}
+		if err := l.savePool(ctx, tx, in.Pool, p, in.At); err != nil {
+			return err
+		}
+		out = Booked{Kind: "bets", Pool: in.Pool, Table: in.Table, Round: in.Round, Seq: in.Seq, Feeds: feeds, Meter: p.m}
+		return l.record(ctx, tx, &out, digest, in.At)
+	})
+	if err != nil {
+		return Booked{}, fmt.Errorf("ledger: %w", err)
+	}
+	return out, nil
+}
+
+// fedBets reads a round's booked feeds.
+func (l *Ledger) fedBets(ctx context.Context, tx *sql.Tx, table string, round uint64) (string, []progressive.Feed, error) {
+	rows, err := tx.QueryContext(ctx, "SELECT pool, feed FROM bets WHERE table_id = $1 AND round = $2 ORDER BY seat", table, int64(round))
+	if err != nil {
+		return "", nil, err
+	}
+	defer rows.Close()
+	var pool string
+	var out []progressive.Feed
+	for rows.Next() {
+		var s string
+		var f progressive.Feed
+		if err := rows.Scan(&pool, &s); err != nil {
+			return "", nil, err
+		}
+		if err := json.Unmarshal([]byte(s), &f); err != nil {
+			return "", nil, err
+		}
+		out = append(out, f)
+	}
+	return pool, out, rows.Err()
+}
+
+// BookHands books a round's hands, once: the void hands' bets are returned, the prizes paid
+// from the croupier's right to left, the random prize drawn (crypto/rand, inside the
+// transaction) and paid, the main pool refilled (progressive.Config.PayRound). A prize larger
+// than the pools hold, at a pool the house does not cover, is progressive.ErrShort and changes
+// nothing.
+func (l *Ledger) BookHands(ctx context.Context, in Hands) (Booked, error) {
+	bets := slices.Clone(in.Bets)
+	slices.SortFunc(bets, func(a, b progressive.Bet) int { return a.Seat - b.Seat })
+	digest := digestOf(struct {
+		Pool string
+		Bets []progressive.Bet
+	}{in.Pool, bets})
+	var out Booked
+	err := l.tx(ctx, func(tx *sql.Tx) error {
+		p, err := l.lockPool(ctx, tx, in.Pool)
+		if err != nil {
+			return err
+		}
+		if b, err := l.recorded(ctx, tx, in.Table, in.Round, "hands", digest); b != nil || err != nil {
+			if b != nil {
+				out = *b
+			}
+			return err
+		}
+		if err := connected(p, in.Pool, in.Table); err != nil {
+			return err
+		}
+		if v, err := l.recordedAny(ctx, tx, in.Table, in.Round, "void"); err != nil {
+			return err
+		} else if v != nil {
+			return fmt.Errorf("%w: table %s round %d: the round was voided", ErrConflict, in.Table, in.Round)
+		}
+		fedPool, fed, err := l.fedBets(ctx, tx, in.Table, in.Round)
+		if err != nil {
+			return err
+		}
+		if len(fed) == 0 {
+			return fmt.Errorf("%w: table %s round %d", ErrNoBets, in.Table, in.Round)
+		}
+		if fedPool != in.Pool {
+			return fmt.Errorf("%w: table %s round %d: the bets fed pool %s, the hands name %s", ErrConflict, in.Table, in.Round, fedPool, in.Pool)
+		}
+		r := progressive.Round{Table: in.Table, Round: strconv.FormatUint(in.Round, 10), Bets: bets}
+		var seats []int
+		for _, b := range bets {
+			if !b.Void {
+				seats = append(seats, b.Seat)
+			}
+		}
+		if r.Draw, err = p.cfg.Draw(l.rng, seats); err != nil {
+			return err
+		}
+		next, res, returned, err := p.cfg.PayRound(p.st, r, fed)
+		if err != nil {
+			return err
+		}
+		p.st = next
+		e := &entries{pool: in.Pool, table: in.Table, round: in.Round, at: stamp(in.At)}
+		for _, rt := range returned {
+			e.sources(rt.Seat, "return", rt.From, fmt.Sprintf("void hand: bet %d returned", rt.Amount), -1)
+			p.m.Bets--
+			p.m.Turnover -= rt.Amount
+			for _, f := range fed {
+				if f.Seat == rt.Seat {
+					p.m.Contributions -= f.Amount - f.Commission
+				}
+			}
+		}
+		if d := res.Draw; d != nil {
+			e.add(d.Seat, "draw", "main", 0, d.String())
+		}
+		for _, pay := range res.Payouts {
+			kind, detail := "prize", pay.Category.String()+" "+pay.Prize.String()
+			if pay.Kind != "hand" {
+				kind, detail = pay.Kind, res.Draw.String()
+			}
+			e.sources(pay.Seat, kind, pay.From, detail, -1)
+			p.m.Hits++
+			p.m.Paid += pay.Amount
+			w := &Win{Table: in.Table, Round: in.Round, Seat: pay.Seat, Kind: pay.Kind, Amount: pay.Amount, At: in.At.UTC()}
+			if pay.Kind == "hand" {
+				w.Category = pay.Category.String()
+			}
+			p.m.LastWin = w
+		}
+		e.refill("refill", res.Refill, 1)
+		if err := e.write(ctx, tx); err != nil {
+			return err
+		}
+		if err := l.savePool(ctx, tx, in.Pool, p, in.At); err != nil {
+			return err
+		}
+		out = Booked{Kind: "hands", Pool: in.Pool, Table: in.Table, Round: in.Round, Seq: in.Seq, Result: &res, Returned: returned, Meter: p.m}
+		return l.record(ctx, tx, &out, digest, in.At)
+	})
+	if err != nil {
+		return Booked{}, fmt.Errorf("ledger: %w", err)
+	}
+	return out, nil
+}
+
+// BookVoid books a voided round, once: what its prizes took goes back, and its bets are
+// returned (progressive.Config.Reverse). A round with no bets booked books nothing (ok false).
+func (l *Ledger) BookVoid(ctx context.Context, in Void) (Booked, bool, error) {
+	var out Booked
+	found := false
+	err := l.tx(ctx, func(tx *sql.Tx) error {
+		pool, fed, err := l.fedBets(ctx, tx, in.Table, in.Round)
+		if err != nil || len(fed) == 0 {
+			return err
+		}
+		found = true
+		p, err := l.lockPool(ctx, tx, pool)
+		if err != nil {
+			return err
+		}
+		// A void is the same whatever event says it: the round is voided once.
+		if b, err := l.recordedAny(ctx, tx, in.Table, in.Round, "void"); err != nil || b != nil {
+			if b != nil {
+				out, out.Again = *b, true
+			}
+			return err
+		}
+		var paid *progressive.Result
+		if h, err := l.recordedAny(ctx, tx, in.Table, in.Round, "hands"); err != nil {
+			return err
+		} else if h != nil {
+			paid = h.Result
+		}
+		next, rv := p.cfg.Reverse(p.st, fed, paid)
+		p.st = next
+		e := &entries{pool: pool, table: in.Table, round: in.Round, at: stamp(in.At)}
+		for _, s := range rv.Restored {
+			e.add(0, "restore", s.Pool, s.Amount, "voided round: the prize goes back")
+		}
+		if paid != nil {
+			for _, pay := range paid.Payouts {
+				p.m.Hits--
+				p.m.Paid -= pay.Amount
+			}
+		}
+		e.refill("unrefill", rv.Unrefilled, -1)
+		for _, rt := range rv.Returned {
+			e.sources(rt.Seat, "return", rt.From, fmt.Sprintf("voided round: bet %d returned", rt.Amount), -1)
+			p.m.Bets--
+			p.m.Turnover -= rt.Amount
+			for _, f := range fed {
+				if f.Seat == rt.Seat {
+					p.m.Contributions -= f.Amount - f.Commission
+				}
+			}
+		}
+		e.refill("refill", rv.Refill, 1)
+		if err := e.write(ctx, tx); err != nil {
+			return err
+		}
+		if err := l.savePool(ctx, tx, pool, p, in.At); err != nil {
+			return err
+		}
+		out = Booked{Kind: "void", Pool: pool, Table: in.Table, Round: in.Round, Seq: in.Seq, Returned: rv.Returned, Reversal: &rv, Meter: p.m}
+		return l.record(ctx, tx, &out, "void", in.At)
+	})
+	if err != nil {
+		return Booked{}, false, fmt.Errorf("ledger: %w", err)
+	}
+	return out, found, nil
+}
+
+func (l *Ledger) recordedAny(ctx context.Context, tx *sql.Tx, table string, round uint64, kind string) (*Booked, error) {
+	var res string
+	err := tx.QueryRowContext(ctx, "SELECT result FROM bookings WHERE table_id = $1 AND round = $2 AND kind = $3", table, int64(round), kind).Scan(&res)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var b Booked
+	return &b, json.Unmarshal([]byte(res), &b)
+}
+
+// Booking returns what was booked for a table's round of a kind (bets, hands, void), if it was.
+func (l *Ledger) Booking(ctx context.Context, table string, round uint64, kind string) (Booked, bool, error) {
+	var b *Booked
+	err := l.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		b, err = l.recordedAny(ctx, tx, table, round, kind)
+		return err
+	})
+	if err != nil || b == nil {
+		return Booked{}, false, err
+	}
+	return *b, true, nil
+}
+
+// Meter returns a pool's meter as last committed.
+func (l *Ledger) Meter(ctx context.Context, pool string) (Meter, error) {
 	var s string
-	if err := l.db.QueryRowContext(ctx, "SELECT state FROM pools WHERE pool = ?", l.cfg.Pool).Scan(&s); err != nil {
-		return st, fmt.Errorf("ledger: pool %s: %w", l.cfg.Pool, err)
+	if err := l.db.QueryRowContext(ctx, "SELECT meter FROM pools WHERE pool = $1", pool).Scan(&s); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return Meter{}, fmt.Errorf("%w %q", ErrUnknownPool, pool)
+		}
+		return Meter{}, fmt.Errorf("ledger: %w", err)
 	}
-	if err := json.Unmarshal([]byte(s), &st); err != nil {
-		return st, fmt.Errorf("ledger: pool %s: state: %w", l.cfg.Pool, err)
-	}
-	return st, nil
+	var m Meter
+	return m, json.Unmarshal([]byte(s), &m)
 }
 
-// Settle applies one table round to the pool, once (see the package comment), at time at. The
-// round's random prize is drawn here: a Round that brings its own Draw is refused.
-func (l *Ledger) Settle(ctx context.Context, r progressive.Round, at time.Time) (progressive.Result, error) {
-	if r.Draw != nil {
-		return progressive.Result{}, fmt.Errorf("%w: the ledger draws the random prizes itself", progressive.ErrRound)
-	}
-	if err := r.Check(); err != nil {
-		return progressive.Result{}, err
-	}
-	req, err := json.Marshal(r)
-	if err != nil {
-		return progressive.Result{}, fmt.Errorf("ledger: %w", err)
-	}
-	sum := sha256.Sum256(req)
-	digest := hex.EncodeToString(sum[:])
-	tx, err := l.db.BeginTx(ctx, nil) // BEGIN IMMEDIATE: one writer at a time
-	if err != nil {
-		return progressive.Result{}, fmt.Errorf("ledger: %w", err)
-	}
-	defer tx.Rollback()
-	var prevDigest, prevResult, prevPool string
-	switch err := tx.QueryRowContext(ctx, "SELECT request, result, pool FROM rounds WHERE table_id = ? AND round = ?", r.Table, r.Round).
-		Scan(&prevDigest, &prevResult, &prevPool); {
-	case err == nil:
-		if prevDigest != digest || prevPool != l.cfg.Pool {
-			return progressive.Result{}, fmt.Errorf("%w: table %s round %s", ErrConflict, r.Table, r.Round)
+// State returns a pool's state as last committed.
+func (l *Ledger) State(ctx context.Context, pool string) (progressive.State, error) {
+	var s string
+	if err := l.db.QueryRowContext(ctx, "SELECT state FROM pools WHERE pool = $1", pool).Scan(&s); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return progressive.State{}, fmt.Errorf("%w %q", ErrUnknownPool, pool)
 		}
-		var res progressive.Result
-		if err := json.Unmarshal([]byte(prevResult), &res); err != nil {
-			return res, fmt.Errorf("ledger: recorded result of table %s round %s: %w", r.Table, r.Round, err)
-		}
-		return res, nil
-	case !errors.Is(err, sql.ErrNoRows):
-		return progressive.Result{}, fmt.Errorf("ledger: %w", err)
-	}
-	var stJSON string
-	if err := tx.QueryRowContext(ctx, "SELECT state FROM pools WHERE pool = ?", l.cfg.Pool).Scan(&stJSON); err != nil {
-		return progressive.Result{}, fmt.Errorf("ledger: pool %s: %w", l.cfg.Pool, err)
+		return progressive.State{}, fmt.Errorf("ledger: %w", err)
 	}
 	var st progressive.State
-	if err := json.Unmarshal([]byte(stJSON), &st); err != nil {
-		return progressive.Result{}, fmt.Errorf("ledger: pool %s: state: %w", l.cfg.Pool, err)
-	}
-	var seats []int
-	for _, b := range r.Bets {
-		if !b.Void {
-			seats = append(seats, b.Seat)
-		}
-	}
-	if r.Draw, err = l.cfg.Draw(l.rng, seats); err != nil {
-		return progressive.Result{}, err
-	}
-	next, res, err := l.cfg.Settle(st, r)
-	if err != nil {
-		return progressive.Result{}, err
-	}
-	now := at.UTC().Format(time.RFC3339Nano)
-	pool := l.cfg.Pool
-	for _, b := range r.Bets {
-		if _, err := tx.ExecContext(ctx, "INSERT INTO bets (table_id, round, seat, pool, amount) VALUES (?, ?, ?, ?, ?)",
-			r.Table, r.Round, b.Seat, pool, b.Amount); err != nil {
-			return progressive.Result{}, fmt.Errorf("ledger: table %s round %s seat %d: %w", r.Table, r.Round, b.Seat, err)
-		}
-	}
-	var errs []error
-	add := func(seat int, kind, account string, amount int64, detail string) {
-		if amount != 0 || kind == "draw" {
-			errs = append(errs, entry(tx, pool, r.Table, r.Round, seat, kind, account, amount, detail, now))
-		}
-	}
-	for _, f := range res.Feeds {
-		if f.Returned {
-			continue
-		}
-		add(f.Seat, "feed", "main", f.Main, fmt.Sprintf("bet %d", f.Amount))
-		for _, rv := range l.cfg.Reserves {
-			add(f.Seat, "feed", rv.Name, f.Reserves[rv.Name], fmt.Sprintf("bet %d", f.Amount))
-		}
-		add(f.Seat, "commission", "house", f.Commission, fmt.Sprintf("bet %d", f.Amount))
-	}
-	if d := res.Draw; d != nil {
-		add(d.Seat, "draw", "main", 0, d.String())
-	}
-	for _, p := range res.Payouts {
-		kind := "prize"
-		detail := p.Category.String() + " " + p.Prize.String()
-		if p.Kind != "hand" {
-			kind, detail = p.Kind, res.Draw.String()
-		}
-		for _, src := range p.From {
-			add(p.Seat, kind, src.Pool, -src.Amount, detail)
-		}
-	}
-	for _, src := range res.Refill {
-		add(0, "refill", src.Pool, -src.Amount, "main pool back to its base")
-		add(0, "refill", "main", src.Amount, "from "+src.Pool)
-	}
-	if err := errors.Join(errs...); err != nil {
-		return progressive.Result{}, fmt.Errorf("ledger: %w", err)
-	}
-	resJSON, err := json.Marshal(res)
-	if err != nil {
-		return progressive.Result{}, fmt.Errorf("ledger: %w", err)
-	}
-	nextJSON, err := json.Marshal(next)
-	if err != nil {
-		return progressive.Result{}, fmt.Errorf("ledger: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, "INSERT INTO rounds (table_id, round, pool, at, request, result) VALUES (?, ?, ?, ?, ?, ?)",
-		r.Table, r.Round, pool, now, digest, resJSON); err != nil {
-		return progressive.Result{}, fmt.Errorf("ledger: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, "UPDATE pools SET state = ?, updated = ? WHERE pool = ?", nextJSON, now, pool); err != nil {
-		return progressive.Result{}, fmt.Errorf("ledger: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return progressive.Result{}, fmt.Errorf("ledger: commit: %w", err)
-	}
-	return res, nil
+	return st, json.Unmarshal([]byte(s), &st)
 }
 
-// Round returns the recorded result of a table's round, and whether there is one.
-func (l *Ledger) Round(ctx context.Context, table, round string) (progressive.Result, bool, error) {
-	var s string
-	var res progressive.Result
-	switch err := l.db.QueryRowContext(ctx, "SELECT result FROM rounds WHERE table_id = ? AND round = ?", table, round).Scan(&s); {
-	case errors.Is(err, sql.ErrNoRows):
-		return res, false, nil
-	case err != nil:
-		return res, false, fmt.Errorf("ledger: %w", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader([]byte(s)))
-	if err := dec.Decode(&res); err != nil {
-		return res, false, fmt.Errorf("ledger: recorded result of table %s round %s: %w", table, round, err)
-	}
-	return res, true, nil
-}
-
-// Balance returns the sum of the entries of one account ("main", a reserve, "house"): for main and
-// the reserves it equals what the state says they hold, which Verify checks.
-func (l *Ledger) Balance(ctx context.Context, account string) (int64, error) {
+// Balance returns the sum of a pool's entries in one account (main, a reserve, commission,
+// house).
+func (l *Ledger) Balance(ctx context.Context, pool, account string) (int64, error) {
 	var n sql.NullInt64
-	if err := l.db.QueryRowContext(ctx, "SELECT SUM(amount) FROM entries WHERE pool = ? AND account = ?", l.cfg.Pool, account).Scan(&n); err != nil {
+	if err := l.db.QueryRowContext(ctx, "SELECT SUM(amount) FROM entries WHERE pool = $1 AND account = $2", pool, account).Scan(&n); err != nil {
 		return 0, fmt.Errorf("ledger: %w", err)
 	}
 	return n.Int64, nil
 }
 
-// Verify checks that the entries add up to the state: the main pool and each reserve.
-func (l *Ledger) Verify(ctx context.Context) error {
-	st, err := l.State(ctx)
+// Verify checks that a pool's entries add up to its state: the main pool, each reserve, the
+// commission, and what the house put in (the house account's entries are its negative).
+func (l *Ledger) Verify(ctx context.Context, pool string) error {
+	st, err := l.State(ctx, pool)
 	if err != nil {
 		return err
 	}
 	check := func(account string, want int64) error {
-		got, err := l.Balance(ctx, account)
+		got, err := l.Balance(ctx, pool, account)
 		if err != nil {
 			return err
 		}
 		if got != want {
-			return fmt.Errorf("ledger: pool %s: the %s entries add up to %d, the state says %d", l.cfg.Pool, account, got, want)
+			return fmt.Errorf("ledger: pool %s: the %s entries add up to %d, the state says %d", pool, account, got, want)
 		}
 		return nil
 	}
-	if err := check("main", st.Main); err != nil {
-		return err
-	}
+	errs := []error{check("main", st.Main), check("commission", st.Commission), check("house", -st.Funded)}
 	for name, v := range st.Reserves {
-		if err := check(name, v); err != nil {
-			return err
+		errs = append(errs, check(name, v))
+	}
+	return errors.Join(errs...)
+}
+
+// Marks returns, per table, how far its feed was processed (SetMarks, and every booking).
+func (l *Ledger) Marks(ctx context.Context) (map[string]uint64, error) {
+	rows, err := l.db.QueryContext(ctx, "SELECT table_id, seq FROM marks")
+	if err != nil {
+		return nil, fmt.Errorf("ledger: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]uint64{}
+	for rows.Next() {
+		var t string
+		var s int64
+		if err := rows.Scan(&t, &s); err != nil {
+			return nil, fmt.Errorf("ledger: %w", err)
 		}
+		out[t] = uint64(s)
+	}
+	return out, rows.Err()
+}
+
+// SetMarks records how far each table's feed was processed (events that book nothing), never
+// going back.
+func (l *Ledger) SetMarks(ctx context.Context, marks map[string]uint64) error {
+	err := l.tx(ctx, func(tx *sql.Tx) error {
+		for t, s := range marks {
+			if err := l.setMark(ctx, tx, t, s); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("ledger: %w", err)
 	}
 	return nil
 }
