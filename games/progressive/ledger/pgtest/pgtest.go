@@ -223,7 +223,15 @@ func (s *Server) stop(sig syscall.Signal) error {
 	}
 	pid := s.cmd.Process.Pid
 	if sig == syscall.SIGKILL {
-		syscall.Kill(-pid, sig) // the whole group: the postmaster and its backends
+		// A crash: the postmaster's children first (each backend calls setsid, so the process
+		// group does not reach them, and a backend outliving its postmaster still answers its
+		// open connection for a moment), then the postmaster, stopped first so that it forks
+		// no new child meanwhile.
+		syscall.Kill(pid, syscall.SIGSTOP)
+		for _, c := range children(pid) {
+			syscall.Kill(c, sig)
+		}
+		syscall.Kill(-pid, sig)
 	} else {
 		syscall.Kill(pid, sig)
 	}
@@ -235,6 +243,30 @@ func (s *Server) stop(sig syscall.Signal) error {
 	}
 	s.cmd = nil
 	return nil
+}
+
+// children lists the processes whose parent is pid (from /proc).
+func children(pid int) []int {
+	var out []int
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, p := range stats {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …: comm may hold spaces and parentheses; it ends at the last ')'.
+		i := strings.LastIndexByte(string(b), ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b)[i+1:])
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			if c, err := strconv.Atoi(filepath.Base(filepath.Dir(p))); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }
 
 // Restart stops the server (fast shutdown) and starts it again.
