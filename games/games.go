@@ -202,8 +202,9 @@ func optionWords(opts []string) []string {
 
 // Step is what an engine says after a card or a decision.
 type Step struct {
-	// Say is the dealer's guidance in words, e.g. "player draws", "banker stands on 6".
-	Say []string `json:"say,omitempty"`
+	// Say is the dealer's guidance, e.g. "player draws", "banker stands on 6", as message
+	// codes (Msg): Text says them in a language, String in English.
+	Say []Msg `json:"-"`
 	// Reveal lists cards of this round, by their index among the round's cards (burns
 	// included, from 0), that are now turned face up at the table.
 	Reveal []int `json:"reveal,omitempty"`

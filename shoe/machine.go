@@ -102,13 +102,14 @@ type Machine struct {
 	bets       []games.Bet
 	pending    int  // the unread card held by a misread, at this shoe position
 	stopLate   bool // the stop card was missed and reported late
-	lastSay    []string
+	lastSay    []games.Msg
 }
 
 type hold struct {
 	code   string
 	detail string
-	manual bool // manual entry resolves it
+	msg    games.Msg // the guidance while it holds (holdMsg)
+	manual bool      // manual entry resolves it
 }
 
 // snapshot returns a copy of the machine's own state (not the engine's: an engine leaves
@@ -119,7 +120,7 @@ func (m *Machine) snapshot() Machine {
 	c.roundPos = append([]int(nil), m.roundPos...)
 	c.roundCards = append([]card.Card(nil), m.roundCards...)
 	c.bets = append([]games.Bet(nil), m.bets...)
-	c.lastSay = append([]string(nil), m.lastSay...)
+	c.lastSay = append([]games.Msg(nil), m.lastSay...)
 	if m.hidden != nil {
 		c.hidden = make(map[int]card.Card, len(m.hidden))
 		for k, v := range m.hidden {
@@ -442,6 +443,9 @@ func (m *Machine) read(o *out, in Read) error {
 		}
 		m.faultEv(o, tablebus.Event{Code: FaultMisread, Problem: detail + "; enter it by hand or void the round", Pos: m.pos,
 			Cards: in.Seen, Raw: in.Raw}, true)
+		if in.Detail != "" {
+			m.held.msg = games.M("hold.misread-detail", games.S("detail", in.Detail))
+		}
 		return nil
 	}
 	if !m.take(in.Card) {
@@ -850,7 +854,7 @@ func (m *Machine) faultEv(o *out, e tablebus.Event, holdIt bool) {
 	o.add(e)
 	switch {
 	case holdIt && m.held == nil:
-		m.held = &hold{code: e.Code, detail: e.Problem, manual: e.Code == FaultMisread}
+		m.held = &hold{code: e.Code, detail: e.Problem, msg: m.holdMsg(e), manual: e.Code == FaultMisread}
 	case holdIt && cardFaults[e.Code]:
 		m.held.manual = false // cards out of order: only voiding resolves it
 	}
@@ -980,46 +984,69 @@ func (m *Machine) Guidance(at time.Time) tablebus.Event {
 
 func (m *Machine) guidance() tablebus.Event {
 	e := tablebus.Event{Type: tablebus.Guide, State: m.phase.String()}
-	if m.held != nil {
+	var msgs []games.Msg
+	switch {
+	case m.held != nil:
 		e.State = "held"
 		e.Code = m.held.code
-		e.Say = []string{"held: " + m.held.detail}
-		return e
-	}
-	switch m.phase {
-	case Idle:
-		e.Say = []string{"load the cards into the shuffler to start a shoe"}
-	case Verified:
-		e.Say = []string{"shuffle"}
-	case Shuffled:
-		e.Say = []string{"the player cuts"}
-	case CutDown:
-		if m.cfg.Proc.BehindMin == m.cfg.Proc.BehindMax {
-			e.Say = []string{fmt.Sprintf("place the stop card %d cards from the back", m.cfg.Proc.BehindMin)}
-		} else {
-			e.Say = []string{fmt.Sprintf("place the stop card %d to %d cards from the back", m.cfg.Proc.BehindMin, m.cfg.Proc.BehindMax)}
-		}
-	case Burning:
-		if !m.firstShown {
-			e.Say = []string{"turn up the first card"}
-		} else {
-			e.Say = []string{fmt.Sprintf("burn %d more face down", m.burnLeft)}
-		}
-	case Between:
-		e.Say = []string{"place your bets"}
-	case InRound:
+		msgs = []games.Msg{m.held.msg}
+	case m.phase == Idle:
+		msgs = []games.Msg{games.M("shoe.idle")}
+	case m.phase == Verified:
+		msgs = []games.Msg{games.M("shoe.verified")}
+	case m.phase == Shuffled:
+		msgs = []games.Msg{games.M("shoe.cut")}
+	case m.phase == CutDown && m.cfg.Proc.BehindMin == m.cfg.Proc.BehindMax:
+		msgs = []games.Msg{games.M("shoe.stop-card", games.N("behind", m.cfg.Proc.BehindMin))}
+	case m.phase == CutDown:
+		msgs = []games.Msg{games.M("shoe.stop-card-range", games.N("min", m.cfg.Proc.BehindMin), games.N("max", m.cfg.Proc.BehindMax))}
+	case m.phase == Burning && !m.firstShown:
+		msgs = []games.Msg{games.M("shoe.burn-first")}
+	case m.phase == Burning:
+		msgs = []games.Msg{games.M("shoe.burn", games.N("left", m.burnLeft))}
+	case m.phase == Between:
+		msgs = []games.Msg{games.M("shoe.bets")}
+	case m.phase == InRound:
 		n := tablebus.NeedOf(m.eng.Need())
 		e.Need = &n
-	case Counting:
-		e.Say = []string{"the shoe is over: count the cards left in the shoe"}
+	case m.phase == Counting:
+		msgs = []games.Msg{games.M("shoe.count")}
+	}
+	if m.held != nil {
+		e.Msgs, e.Say = tablebus.MsgsOf(msgs), games.Words(msgs)
+		return e
 	}
 	// What the engine said about the last card comes first: "banker draws", "player wins".
-	say := append([]string(nil), m.lastSay...)
-	for _, s := range e.Say {
-		if len(say) == 0 || say[len(say)-1] != s {
+	say := append([]games.Msg(nil), m.lastSay...)
+	for _, s := range msgs {
+		if len(say) == 0 || say[len(say)-1].String() != s.String() {
 			say = append(say, s)
 		}
 	}
-	e.Say = say
+	e.Msgs, e.Say = tablebus.MsgsOf(say), games.Words(say)
 	return e
+}
+
+// holdMsg is the guidance while fault e holds the table: what happened and what the dealer does,
+// in the catalog's words (games/text); a device's own words stay as they are.
+func (m *Machine) holdMsg(e tablebus.Event) games.Msg {
+	switch e.Code {
+	case FaultDeck:
+		return games.M("hold.deck", games.N("read", e.Count), games.N("want", m.cfg.Proc.Total()), games.N("missing", len(e.Missing)), games.N("extra", len(e.Extra)))
+	case FaultMisread:
+		return games.M("hold.misread") // read gives the reader's own words (hold.misread-detail)
+	case FaultForeign:
+		return games.M("hold.foreign-card", games.N("pos", e.Pos))
+	case FaultOutOfTurn, FaultUnexpected, FaultCardWhenHeld, FaultNoRound:
+		return games.M("hold."+e.Code, games.N("pos", e.Pos))
+	case FaultCutCard, FaultEngine:
+		return games.M("hold." + e.Code)
+	case FaultStopMissing:
+		return games.M("hold.stop-card-missing", games.N("left", m.cfg.Proc.Total()-m.pos), games.N("behind", m.behind))
+	case "lid-open", "shoe-link", "door-open", "shuffler-link": // said in full by the catalog
+		return games.M("hold." + e.Code)
+	case "jam", "card-in-gate", "shoe-alarm", "misfeed", "count-mismatch": // the device's own words besides
+		return games.M("hold."+e.Code, games.S("detail", e.Problem))
+	}
+	return games.M("hold.device", games.S("detail", e.Problem))
 }

@@ -2,8 +2,11 @@ package shoe_test
 
 import (
 	"bytes"
+	"fmt"
+	"slices"
 	"testing"
 
+	"github.com/sabot-tables/sabot/games"
 	"github.com/sabot-tables/sabot/games/catalog"
 	"github.com/sabot-tables/sabot/shoe/card"
 	"github.com/sabot-tables/sabot/tablebus"
@@ -227,6 +230,11 @@ func TestFreeTextNamesNoCard(t *testing.T) {
 				texts := 0
 				for _, e := range leakGame(t, game, run, n) {
 					words := append([]string{e.Problem, e.Reason, e.Result, e.Choice, e.State, e.Code}, e.Say...)
+					for _, m := range e.Msgs { // the guidance in every language
+						for _, lang := range games.Languages() {
+							words = append(words, games.Text(lang, m.Game()))
+						}
+					}
 					for _, w := range words {
 						if w == "" {
 							continue
@@ -243,4 +251,57 @@ func TestFreeTextNamesNoCard(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestGuidanceMessages: every message of the guidance that whole simulated shoes of every game
+// produce (clean, with misreads, strays and burns in burn mode) is in every language's
+// catalog with exactly the arguments it is given, and its say is its English words.
+func TestGuidanceMessages(t *testing.T) {
+	used := map[string]bool{}
+	var check func(where string, m games.Msg)
+	check = func(where string, m games.Msg) {
+		used[m.Code] = true
+		var args []string
+		for k, a := range m.Args {
+			args = append(args, k)
+			if a.Kind == games.ArgTerm {
+				check(where+" "+m.Code+"."+k, *a.Term)
+			}
+		}
+		slices.Sort(args)
+		for _, lang := range games.Languages() {
+			c, err := games.Catalog(lang)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tmpl, ok := c[m.Code]
+			if !ok {
+				t.Fatalf("%s: %s is not in the %s catalog", where, m.Code, lang)
+			}
+			ph, _ := games.Placeholders(tmpl)
+			if !slices.Equal(ph, args) {
+				t.Fatalf("%s: %s %#v: the %s template %q takes %v", where, m.Code, m, lang, tmpl, ph)
+			}
+		}
+	}
+	for _, run := range leakRuns {
+		for _, game := range catalog.Games() {
+			for _, e := range leakGame(t, game, run, 2) {
+				if e.Type != tablebus.Guide {
+					continue
+				}
+				if len(e.Msgs) != len(e.Say) {
+					t.Fatalf("%s %s seq %d: %d messages, %d lines said", run.name, game, e.Seq, len(e.Msgs), len(e.Say))
+				}
+				for i, m := range e.Msgs {
+					g := m.Game()
+					check(fmt.Sprint(run.name, " ", game, " seq ", e.Seq), g)
+					if s := g.String(); s != e.Say[i] {
+						t.Fatalf("%s %s seq %d: says %q, its message %q", run.name, game, e.Seq, e.Say[i], s)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d message codes seen", len(used))
 }

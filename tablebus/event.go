@@ -79,7 +79,8 @@ type Event struct {
 	// thrown cards (decision), the cards a misread's frames saw (fault). Never public.
 	Cards  []card.Card `json:"cards,omitempty"`
 	Need   *Need       `json:"need,omitempty"` // guide
-	Say    []string    `json:"say,omitempty"`  // guide
+	Say    []string    `json:"say,omitempty"`  // guide: in English
+	Msgs   []Msg       `json:"msgs,omitempty"` // guide: the same lines as message codes (any language)
 	Result string      `json:"result,omitempty"`
 	Hands  []Hand      `json:"hands,omitempty"`  // round.result
 	Dealer *Hand       `json:"dealer,omitempty"` // round.result
@@ -132,7 +133,7 @@ const SourceTable = "table" // the table's daemon
 //   - In a round.result, the cards a Hand marks Down go with the hand's total and category,
 //     and Detail goes when any card of the round stayed face down (Unshown).
 //   - Words that could tell about hidden cards in other ways (a fault's problem, the
-//     dealer's guidance, which say totals) stay on the secure feed.
+//     dealer's guidance in words or codes, which say totals) stay on the secure feed.
 //
 // A hidden card's identity reaches the public feed only in a later Revealed event.
 func (e Event) Public() Event {
@@ -150,7 +151,7 @@ func (e Event) Public() Event {
 	}
 	switch e.Type {
 	case Guide:
-		e.Say = nil
+		e.Say, e.Msgs = nil, nil
 	case Fault:
 		e.Problem = ""
 	}

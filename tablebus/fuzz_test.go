@@ -86,7 +86,7 @@ func FuzzDecode(f *testing.F) {
 				t.Fatalf("public form keeps a face-down mark: %s", pb)
 			}
 		}
-		if p.Unshown > 0 && p.Detail != nil || p.Type == tablebus.Fault && p.Problem != "" || p.Type == tablebus.Guide && p.Say != nil {
+		if p.Unshown > 0 && p.Detail != nil || p.Type == tablebus.Fault && p.Problem != "" || p.Type == tablebus.Guide && (p.Say != nil || p.Msgs != nil) {
 			t.Fatalf("public form keeps words or detail it must not: %s", pb)
 		}
 	})

@@ -210,3 +210,56 @@ func (e Event) GameDecision() string {
 	}
 	return exchange + ":" + strings.Join(s, ",")
 }
+
+// MsgOf returns the wire form of a guidance message.
+func MsgOf(m games.Msg) Msg {
+	w := Msg{Code: m.Code}
+	if len(m.Args) > 0 {
+		w.Args = make(map[string]MsgArg, len(m.Args))
+		for k, a := range m.Args {
+			switch a.Kind {
+			case games.ArgTerm:
+				t := MsgOf(*a.Term)
+				w.Args[k] = MsgArg{Term: &t}
+			case games.ArgText:
+				s := a.Text
+				w.Args[k] = MsgArg{Text: &s}
+			default:
+				w.Args[k] = MsgArg{Num: a.Num}
+			}
+		}
+	}
+	return w
+}
+
+// MsgsOf returns the wire form of guidance messages.
+func MsgsOf(ms []games.Msg) []Msg {
+	if ms == nil {
+		return nil
+	}
+	out := make([]Msg, len(ms))
+	for i, m := range ms {
+		out[i] = MsgOf(m)
+	}
+	return out
+}
+
+// Game returns the message as the engines write it, to be said with games.Text.
+func (m Msg) Game() games.Msg {
+	g := games.Msg{Code: m.Code}
+	if len(m.Args) > 0 {
+		g.Args = make(map[string]games.Arg, len(m.Args))
+		for k, a := range m.Args {
+			switch {
+			case a.Term != nil:
+				t := a.Term.Game()
+				g.Args[k] = games.Arg{Kind: games.ArgTerm, Term: &t}
+			case a.Text != nil:
+				g.Args[k] = games.Arg{Kind: games.ArgText, Text: *a.Text}
+			default:
+				g.Args[k] = games.Arg{Kind: games.ArgNum, Num: a.Num}
+			}
+		}
+	}
+	return g
+}

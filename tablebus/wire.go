@@ -1,7 +1,11 @@
 package tablebus
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/sabot-tables/sabot/shoe/card"
@@ -144,4 +148,65 @@ type Accounting struct {
 	Left   int `json:"left"`
 	Total  int `json:"total"`
 	Want   int `json:"want"`
+}
+
+// Msg is one line of the dealer's guidance as a code of the message catalogs (games/text, one
+// per language) and its named arguments (guide's msgs): a terminal says it in the dealer's
+// language, where say is English. Like say, it stays on the secure feed.
+type Msg struct {
+	Code string            `json:"code"`
+	Args map[string]MsgArg `json:"args,omitempty"`
+}
+
+// MsgArg is one argument of a Msg: a number (a JSON number), a term said in the same language
+// (a JSON object, a Msg) or words kept as they are in every language (a JSON string).
+type MsgArg struct {
+	Num  int64
+	Term *Msg
+	Text *string
+}
+
+// MarshalJSON writes the number, the term's object or the words' string.
+func (a MsgArg) MarshalJSON() ([]byte, error) {
+	switch {
+	case a.Term != nil:
+		return json.Marshal(a.Term)
+	case a.Text != nil:
+		return json.Marshal(*a.Text)
+	}
+	return strconv.AppendInt(nil, a.Num, 10), nil
+}
+
+// UnmarshalJSON reads a number (an integer), an object (strictly, as a Msg) or a string.
+func (a *MsgArg) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	*a = MsgArg{}
+	switch {
+	case len(b) == 0:
+		return errors.New("tablebus: empty message argument")
+	case b[0] == '{':
+		var m Msg
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.DisallowUnknownFields()
+		if err := d.Decode(&m); err != nil {
+			return fmt.Errorf("tablebus: message argument: %w", err)
+		}
+		if m.Code == "" {
+			return errors.New("tablebus: message argument: a term without its code")
+		}
+		a.Term = &m
+	case b[0] == '"':
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return fmt.Errorf("tablebus: message argument: %w", err)
+		}
+		a.Text = &s
+	default:
+		n, err := strconv.ParseInt(string(b), 10, 64)
+		if err != nil {
+			return fmt.Errorf("tablebus: message argument %s: want an integer, a string or a term", b)
+		}
+		a.Num = n
+	}
+	return nil
 }

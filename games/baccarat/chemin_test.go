@@ -36,7 +36,7 @@ func play(t *testing.T, e *Engine, steps ...string) []string {
 		if err != nil {
 			t.Fatalf("step %q: %v", s, err)
 		}
-		say = append(say, st.Say...)
+		say = append(say, games.Words(st.Say)...)
 	}
 	if n := e.Need(); n.Kind != games.NeedDone {
 		t.Fatalf("after the steps: need %v", n)

@@ -404,25 +404,25 @@ func (e *Engine) step() games.Step {
 	n, _ := e.state()
 	np, nb := len(e.player), len(e.banker)
 	if np+nb < 4 {
-		st.Say = []string{"card to " + n.To.Name}
+		st.Say = []games.Msg{games.NeedMsg(games.Need{Kind: games.NeedCard, To: n.To})}
 		return st
 	}
 	pt, bt := Total(e.player[:2]), Total(e.banker[:2])
 	switch {
 	case np+nb == 4 && (Natural(pt) || Natural(bt)):
 		if Natural(pt) && Natural(bt) && pt != bt {
-			st.Say = append(st.Say, fmt.Sprintf("natural %d to %d", max(pt, bt), min(pt, bt)))
+			st.Say = append(st.Say, games.M("bac.natural-to", games.N("a", max(pt, bt)), games.N("b", min(pt, bt))))
 		} else {
-			st.Say = append(st.Say, fmt.Sprintf("natural %d", max(pt, bt)))
+			st.Say = append(st.Say, games.M("bac.natural", games.N("a", max(pt, bt))))
 		}
 	case np == 2 && nb == 2:
 		switch {
 		case n.Kind == games.NeedCard && n.To.Name == SpotPlayer:
-			st.Say = append(st.Say, "player draws")
+			st.Say = append(st.Say, games.M("bac.player-draws"))
 		case n.Kind == games.NeedDecision && e.punterChoice == undecided:
-			st.Say = append(st.Say, fmt.Sprintf("punter's option on %d: draw or stand", pt))
+			st.Say = append(st.Say, games.M("bac.punter-option", games.N("total", pt)))
 		default:
-			st.Say = append(st.Say, fmt.Sprintf("player stands on %d", pt))
+			st.Say = append(st.Say, games.M("bac.player-stands", games.N("total", pt)))
 			st.Say = append(st.Say, e.bankerSay(bt, n)...)
 		}
 	case nb == 2:
@@ -432,13 +432,13 @@ func (e *Engine) step() games.Step {
 		pf, bf := Total(e.player), Total(e.banker)
 		switch {
 		case pf > bf:
-			st.Say = append(st.Say, fmt.Sprintf("player wins %d to %d", pf, bf))
+			st.Say = append(st.Say, games.M("bac.player-wins", games.N("a", pf), games.N("b", bf)))
 		case bf > pf:
-			st.Say = append(st.Say, fmt.Sprintf("banker wins %d to %d", bf, pf))
+			st.Say = append(st.Say, games.M("bac.banker-wins", games.N("a", bf), games.N("b", pf)))
 		default:
-			st.Say = append(st.Say, fmt.Sprintf("tie %d to %d", pf, bf))
+			st.Say = append(st.Say, games.M("bac.tie", games.N("a", pf), games.N("b", bf)))
 			if e.v == Baccarat {
-				st.Say = append(st.Say, "the coup is void: every bet pushes")
+				st.Say = append(st.Say, games.M("bac.tie-void"))
 			}
 		}
 		if e.v == CheminDeFer { // the first four cards were dealt face down
@@ -448,14 +448,14 @@ func (e *Engine) step() games.Step {
 	return st
 }
 
-func (e *Engine) bankerSay(bt int, n games.Need) []string {
+func (e *Engine) bankerSay(bt int, n games.Need) []games.Msg {
 	switch {
 	case n.Kind == games.NeedCard && n.To.Name == SpotBanker:
-		return []string{"banker draws"}
+		return []games.Msg{games.M("bac.banker-draws")}
 	case n.Kind == games.NeedDecision:
-		return []string{fmt.Sprintf("banker's option on %d: draw or stand", bt)}
+		return []games.Msg{games.M("bac.banker-option", games.N("total", bt))}
 	}
-	return []string{fmt.Sprintf("banker stands on %d", bt)}
+	return []games.Msg{games.M("bac.banker-stands", games.N("total", bt))}
 }
 
 // ErrIncomplete is wrapped by Outcome's error while the coup is still waiting for something.

@@ -183,7 +183,7 @@ func TestPuntoBancoCoups(t *testing.T) {
 				if err != nil {
 					t.Fatalf("card %d (%s): %v", i+1, c, err)
 				}
-				say = append(say, st.Say...)
+				say = append(say, games.Words(st.Say)...)
 			}
 			if n := e.Need(); n.Kind != games.NeedDone {
 				t.Fatalf("after the cards: need %v", n)
@@ -395,7 +395,7 @@ func TestBaccaratTieVoidsTheCoup(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		say = append(say, st.Say...)
+		say = append(say, games.Words(st.Say)...)
 		if st.Reveal != nil {
 			t.Errorf("reveal %v", st.Reveal)
 		}

@@ -433,8 +433,8 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func (e *Engine) say(format string, a ...any) {
-	e.step.Say = append(e.step.Say, fmt.Sprintf(format, a...))
+func (e *Engine) say(m games.Msg) {
+	e.step.Say = append(e.step.Say, m)
 }
 
 // up returns the pip value of the dealer's up card (1 = ace).
@@ -506,7 +506,7 @@ func (e *Engine) applyCard(c card.Card) {
 			}
 			e.dealer = append(e.dealer, c)
 			if len(e.dealer) == 1 {
-				e.say("dealer's up card: %s", upWords(c))
+				e.say(games.M("bj.up-card", games.T("card", upWords(c))))
 			}
 			return
 		}
@@ -521,35 +521,36 @@ func (e *Engine) applyCard(c card.Card) {
 		t, soft := Score(*d)
 		switch {
 		case len(*d) == 2 && Natural((*d)[0], (*d)[1]):
-			e.say("%s has blackjack", e.dealerName())
+			e.say(games.M("bj.has-blackjack", games.T("who", e.dealerName())))
 		case t > 21:
-			e.say("%s busts with %d", e.dealerName(), t)
+			e.say(games.M("bj.busts", games.T("who", e.dealerName()), games.N("total", t)))
 		default:
-			e.say("%s has %s", e.dealerName(), describe(t, soft))
+			e.say(games.M("bj.has", games.T("who", e.dealerName()), describe("total", t, soft)))
 		}
 	}
 }
 
 // upWords says the dealer's up card by what it counts, never by its identity (the card is on
 // the feed in its own field; words name no card): "an ace", "a ten", "a 6".
-func upWords(c card.Card) string {
+func upWords(c card.Card) games.Msg {
 	switch r := c.Rank(); {
 	case r == card.Ace:
-		return "an ace"
+		return games.M("bj.up.ace")
 	case r >= card.Ten:
-		return "a ten"
+		return games.M("bj.up.ten")
 	case r == card.Eight:
-		return "an 8"
+		return games.M("bj.up.eight") // English says "an 8"
 	default:
-		return "a " + r.String()
+		return games.M("bj.up.pips", games.N("pips", int(r)))
 	}
 }
 
-func describe(t int, soft bool) string {
+// describe is a hand's total as an argument: "17", or the term "soft 17".
+func describe(name string, t int, soft bool) games.NamedArg {
 	if soft && t < 21 {
-		return fmt.Sprintf("soft %d", t)
+		return games.T(name, games.M("bj.soft", games.N("total", t)))
 	}
-	return fmt.Sprint(t)
+	return games.N(name, t)
 }
 
 func (e *Engine) boxByseat(seat int) *box {
@@ -571,9 +572,9 @@ func (e *Engine) afterDeal() {
 		if bx.pp > 0 {
 			p := PairOf(bx.first[0], bx.first[1])
 			if p == NoPair {
-				e.say("seat %d perfect pairs loses", bx.seat)
+				e.say(games.M("bj.pp-loses", games.N("seat", bx.seat)))
 			} else {
-				e.say("seat %d perfect pairs: %s pays %d:1", bx.seat, p, p.Pays())
+				e.say(games.M("bj.pp-pays", games.N("seat", bx.seat), games.T("pair", games.M("bj.pair."+strings.ReplaceAll(p.String(), " ", "-"))), games.N("pays", p.Pays())))
 			}
 		}
 		if !h.natural {
@@ -583,15 +584,15 @@ func (e *Engine) afterDeal() {
 		if e.rules.Promotions {
 			if p := PrizeOf(h.cards, true); p != NoPrize {
 				h.prize = p // RULES.md §4 real21: paid at once, no even-money offer
-				e.say("seat %d wins the %s prize, %d:1, paid at once", bx.seat, p, p.Pays())
+				e.say(games.M("bj.prize", games.T("who", seatName(bx.seat, 0, 1)), games.T("prize", games.M("bj.prize."+p.String())), games.N("pays", p.Pays())))
 				continue
 			}
 		}
 		if e.rules.BlackjackAtOnce && !e.upAceOrTen() {
 			h.paidAtOnce = true
-			e.say("seat %d blackjack paid %d:%d at once", bx.seat, e.rules.BlackjackNum, e.rules.BlackjackDen)
+			e.say(games.M("bj.blackjack-paid", games.N("seat", bx.seat), games.N("num", e.rules.BlackjackNum), games.N("den", e.rules.BlackjackDen)))
 		} else {
-			e.say("seat %d has blackjack", bx.seat)
+			e.say(games.M("bj.has-blackjack", games.T("who", seatName(bx.seat, 0, 1))))
 		}
 	}
 	e.phase = phaseInsurance
@@ -629,14 +630,14 @@ func (e *Engine) afterInsurance() {
 		if Natural(e.dealer[0], e.dealer[1]) {
 			e.holeUp = true
 			e.step.Reveal = append(e.step.Reveal, e.hole)
-			e.say("dealer peeks: blackjack")
+			e.say(games.M("bj.peek-blackjack"))
 			for _, bx := range e.boxes {
 				bx.hands[0].done = true
 			}
 			e.finish()
 			return
 		}
-		e.say("dealer peeks: no blackjack")
+		e.say(games.M("bj.peek-none"))
 	}
 	e.phase = phasePlay
 }
@@ -779,13 +780,13 @@ func (e *Engine) apply(n games.Need, d string) {
 	case CodeInsure:
 		k := e.insRound
 		bx.ins[k] = bx.bets[k] / 2 // RULES.md §4: half the bet; an odd cent stays with the player
-		e.say("seat %d takes insurance%s: %d", bx.seat, e.roundName(k), bx.ins[k])
+		e.say(e.roundMsg("bj.insurance", k, games.N("seat", bx.seat), games.N("amount", bx.ins[k])))
 		e.insRound++
 		return
 	case CodeEvenMoney:
 		k := e.insRound
 		bx.even[k] = true
-		e.say("seat %d takes even money%s: paid %d at once", bx.seat, e.roundName(k), bx.bets[k])
+		e.say(e.roundMsg("bj.even-money", k, games.N("seat", bx.seat), games.N("amount", bx.bets[k])))
 		if e.allEven(bx) {
 			bx.hands[0].paidAtOnce = true
 		}
@@ -801,13 +802,13 @@ func (e *Engine) apply(n games.Need, d string) {
 		h.want, h.acted = true, true
 	case CodeStand:
 		h.done, h.acted = true, true
-		e.say("seat %d%s stands on %d", bx.seat, handName(n.Hand, len(bx.hands)), h.total())
+		e.say(games.M("bj.stands", games.T("who", seatName(bx.seat, n.Hand, len(bx.hands))), games.N("total", h.total())))
 	case CodeDouble:
 		h.want, h.acted, h.doubled = true, true, true
-		e.say("seat %d%s doubles: one card", bx.seat, handName(n.Hand, len(bx.hands)))
+		e.say(games.M("bj.doubles", games.T("who", seatName(bx.seat, n.Hand, len(bx.hands)))))
 	case CodeSurrender:
 		h.done, h.acted, h.surrender = true, true, true
-		e.say("seat %d surrenders: half the bet back", bx.seat)
+		e.say(games.M("bj.surrenders", games.N("seat", bx.seat)))
 	case CodeSplit:
 		nh := &hand{cards: []card.Card{h.cards[1]}, split: true}
 		h.cards = h.cards[:1:1]
@@ -816,7 +817,7 @@ func (e *Engine) apply(n games.Need, d string) {
 			h.aces, nh.aces = true, true
 		}
 		bx.hands = append(bx.hands[:n.Hand+1], append([]*hand{nh}, bx.hands[n.Hand+1:]...)...)
-		e.say("seat %d splits into %d hands", bx.seat, len(bx.hands))
+		e.say(games.M("bj.splits", games.N("seat", bx.seat), games.N("hands", len(bx.hands))))
 	}
 }
 
@@ -829,25 +830,27 @@ func (e *Engine) allEven(bx *box) bool {
 	return true
 }
 
-func (e *Engine) roundName(k int) string {
+// roundMsg is code, or in Challenge 21 code-on naming the round k ("on round2").
+func (e *Engine) roundMsg(code string, k int, args ...games.NamedArg) games.Msg {
 	if e.game == GameChallenge21 {
-		return " on " + e.spots[k]
+		return games.M(code+"-on", append(args, games.T("round", games.M("spot."+e.spots[k])))...)
 	}
-	return ""
+	return games.M(code, args...)
 }
 
-func handName(i, n int) string {
+// seatName is a seat's hand i of n as a term: "seat 2", or "seat 2 hand 1" after a split.
+func seatName(seat, i, n int) games.Msg {
 	if n == 1 {
-		return ""
+		return games.M("bj.seat", games.N("seat", seat))
 	}
-	return fmt.Sprintf(" hand %d", i+1)
+	return games.M("bj.seat-hand", games.N("seat", seat), games.N("hand", i+1))
 }
 
 // handCard gives a card to the hand in play and finishes it where the rules say.
 func (e *Engine) handCard(bx *box, h *hand, hi int, c card.Card) {
 	h.cards = append(h.cards, c)
 	h.want = false
-	name := fmt.Sprintf("seat %d%s", bx.seat, handName(hi, len(bx.hands)))
+	name := seatName(bx.seat, hi, len(bx.hands))
 	t, soft := Score(h.cards)
 	prize := NoPrize
 	if e.rules.Promotions {
@@ -856,34 +859,34 @@ func (e *Engine) handCard(bx *box, h *hand, hi int, c card.Card) {
 	switch {
 	case t > 21:
 		h.done = true
-		e.say("%s busts with %d", name, t)
+		e.say(games.M("bj.busts", games.T("who", name), games.N("total", t)))
 	case prize != NoPrize:
 		h.done, h.prize = true, prize
-		e.say("%s wins the %s prize, %d:1, paid at once", name, prize, prize.Pays())
+		e.say(games.M("bj.prize", games.T("who", name), games.T("prize", games.M("bj.prize."+prize.String())), games.N("pays", prize.Pays())))
 	case h.doubled:
 		h.done = true
-		e.say("%s has %s", name, describe(t, soft))
+		e.say(games.M("bj.has", games.T("who", name), describe("total", t, soft)))
 	case h.aces && len(h.cards) == 2:
 		// RULES.md §4: one card each on split aces; an ace may be resplit only where allowed.
 		if !(c.Rank() == card.Ace && e.rules.ResplitAces && len(bx.hands) < e.rules.MaxHands) {
 			h.done = true
 		}
-		e.say("%s has %s", name, describe(t, soft))
+		e.say(games.M("bj.has", games.T("who", name), describe("total", t, soft)))
 	case t == 21:
 		h.done = true // RULES.md §4: no hit on 21; a split hand's two-card 21 is not blackjack
-		e.say("%s has 21", name)
+		e.say(games.M("bj.has", games.T("who", name), games.N("total", 21)))
 	default:
-		e.say("%s has %s", name, describe(t, soft))
+		e.say(games.M("bj.has", games.T("who", name), describe("total", t, soft)))
 	}
 }
 
 // ---- the dealer ----
 
-func (e *Engine) dealerName() string {
+func (e *Engine) dealerName() games.Msg {
 	if e.game == GameChallenge21 {
-		return "dealer " + e.spots[e.dround]
+		return games.M("bj.dealer-round", games.T("round", games.M("spot."+e.spots[e.dround])))
 	}
-	return "dealer"
+	return games.M("bj.dealer")
 }
 
 func (e *Engine) dealerHand() *[]card.Card {
@@ -900,9 +903,9 @@ func (e *Engine) dealerStarts() {
 		e.step.Reveal = append(e.step.Reveal, e.hole)
 		t, soft := Score(e.dealer)
 		if Natural(e.dealer[0], e.dealer[1]) {
-			e.say("dealer turns the hole card: blackjack")
+			e.say(games.M("bj.hole-blackjack"))
 		} else {
-			e.say("dealer turns the hole card: %s", describe(t, soft))
+			e.say(games.M("bj.hole", describe("total", t, soft)))
 		}
 	}
 	if e.game == GameChallenge21 {
@@ -963,18 +966,18 @@ func (e *Engine) dealerNeed() bool {
 		}
 		if hit {
 			if len(d) >= 2 {
-				e.say("%s hits %s", e.dealerName(), describe(t, soft))
+				e.say(games.M("bj.dealer-hits", games.T("who", e.dealerName()), describe("total", t, soft)))
 			} else {
-				e.say("%s draws its second card", e.dealerName())
+				e.say(games.M("bj.dealer-second", games.T("who", e.dealerName())))
 			}
 			e.need = games.Need{Kind: games.NeedCard, To: to}
 			return true
 		}
 		if full && !natural && t <= 21 {
-			e.say("%s stands on %s", e.dealerName(), describe(t, soft))
+			e.say(games.M("bj.dealer-stands", games.T("who", e.dealerName()), describe("total", t, soft)))
 		}
 		if e.game == GameChallenge21 {
-			e.say("settle %s; discard the dealer's cards but the first", e.spots[e.dround])
+			e.say(games.M("bj.settle-round", games.T("round", games.M("spot."+e.spots[e.dround]))))
 		}
 		e.dround++
 	}

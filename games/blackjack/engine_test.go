@@ -451,13 +451,13 @@ func TestHoleCardHidden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			said = append(said, st.Say...)
+			said = append(said, games.Words(st.Say)...)
 		}
 		if n := e.Need(); n.Kind != games.NeedDecision {
 			t.Fatalf("%s: need %v", preset, n)
 		}
 		st1, _ := e.Decide(1, "S")
-		said = append(said, st1.Say...)
+		said = append(said, games.Words(st1.Say)...)
 		for _, s := range said {
 			if strings.Contains(s, "Qh") {
 				t.Errorf("%s: %q names the hole card before it is turned up", preset, s)
@@ -468,7 +468,7 @@ func TestHoleCardHidden(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The words never name a card (the reveal event carries it): they say what it makes.
-		if say := strings.Join(st2.Say, "; "); !reflect.DeepEqual(st2.Reveal, []int{5}) || !strings.Contains(say, "hole card: 19") || len(card.Named(say)) > 0 {
+		if say := strings.Join(games.Words(st2.Say), "; "); !reflect.DeepEqual(st2.Reveal, []int{5}) || !strings.Contains(say, "hole card: 19") || len(card.Named(say)) > 0 {
 			t.Errorf("%s: reveal step %+v", preset, st2)
 		}
 	}
@@ -483,7 +483,7 @@ func TestBlackjackAtOnce(t *testing.T) {
 		if preset == "classic" || preset == "retiro" {
 			steps = append(steps, feed(t, e, "2c")...)
 		}
-		last := strings.Join(steps[len(steps)-1].Say, "; ")
+		last := strings.Join(games.Words(steps[len(steps)-1].Say), "; ")
 		if got := strings.Contains(last, "seat 1 blackjack paid 3:2 at once"); got != want {
 			t.Errorf("%s: %q; paid at once %v, want %v", preset, last, got, want)
 		}

@@ -213,14 +213,14 @@ func (f *Follower) after(e tablebus.Event, step games.Step) []tablebus.Event {
 	s := out(e, tablebus.RoundSettled)
 	s.Settle, s.Net = set.Settle, set.Net
 	g := out(e, tablebus.Guide)
-	g.Say = step.Say
+	g.Say, g.Msgs = games.Words(step.Say), tablebus.MsgsOf(step.Say)
 	return []tablebus.Event{r, s, g}
 }
 
-func (f *Follower) guide(e tablebus.Event, say []string) tablebus.Event {
+func (f *Follower) guide(e tablebus.Event, say []games.Msg) tablebus.Event {
 	g := out(e, tablebus.Guide)
 	n := tablebus.NeedOf(f.eng.Need())
-	g.Need, g.Say = &n, say
+	g.Need, g.Say, g.Msgs = &n, games.Words(say), tablebus.MsgsOf(say)
 	return g
 }
 

@@ -453,7 +453,7 @@ func (c *Circle) Decide(seat int, decision string) (games.Step, error) {
 	if len(c.live()) == 1 {
 		c.betting = false
 		c.done = true
-		return games.Step{Say: []string{fmt.Sprintf("seat %d takes the pot uncontested", c.live()[0].seat)}}, nil
+		return games.Step{Say: []games.Msg{games.M("poker.uncontested", games.N("seat", c.live()[0].seat))}}, nil
 	}
 	c.nextActor()
 	return c.advance(), nil
@@ -519,7 +519,7 @@ func (c *Circle) advance() games.Step {
 	}
 	if c.done && len(c.queue) == 0 && len(c.live()) > 1 {
 		step.Reveal = c.reveal()
-		step.Say = append(step.Say, "showdown")
+		step.Say = append(step.Say, games.M("poker.showdown"))
 	}
 	return step
 }

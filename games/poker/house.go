@@ -451,7 +451,7 @@ func (h *House) Void(seat int) (games.Step, error) {
 		h.voidRound = true
 		h.queue = nil
 		h.phase = phaseDone
-		return games.Step{Say: []string{"the dealer's hand is void: every bet is returned (seed 002)"}}, nil
+		return games.Step{Say: []games.Msg{games.M("poker.dealer-void")}}, nil
 	}
 	s := h.seat(seat)
 	if s == nil {
@@ -460,7 +460,7 @@ func (h *House) Void(seat int) (games.Step, error) {
 	s.void = true
 	h.queue = slices.DeleteFunc(h.queue, func(n games.Need) bool { return n.To.Name == "box" && n.To.Seat == seat })
 	step := h.advance()
-	step.Say = append([]string{fmt.Sprintf("seat %d's hand is void: its bets are returned (seed 002)", seat)}, step.Say...)
+	step.Say = append([]games.Msg{games.M("poker.seat-void", games.N("seat", seat))}, step.Say...)
 	return step, nil
 }
 
@@ -476,11 +476,11 @@ func (h *House) advance() games.Step {
 				if v == 0 {
 					h.voidRound = true
 					h.phase = phaseDone
-					step.Say = append(step.Say, "the dealer's hand is void: every bet is returned (seed 002)")
+					step.Say = append(step.Say, games.M("poker.dealer-void"))
 					return step
 				}
 				h.seat(v).void = true
-				step.Say = append(step.Say, fmt.Sprintf("seat %d's hand is void: its bets are returned (seed 002)", v))
+				step.Say = append(step.Say, games.M("poker.seat-void", games.N("seat", v)))
 			}
 		case phaseDecide:
 			if s, _ := h.pending(); s != nil {
@@ -532,12 +532,33 @@ func (h *House) reveal() []int {
 	return out
 }
 
-func (h *House) dealerSays() string {
-	if q, desc := h.qualifies(); q {
-		return "dealer qualifies with " + desc
-	} else {
-		return "dealer does not qualify: " + desc
+func (h *House) dealerSays() games.Msg {
+	q, r := h.qualifies()
+	if q {
+		return games.M("poker.dealer-qualifies", games.T("hand", RankMsg(r)))
 	}
+	return games.M("poker.dealer-not-qualify", games.T("hand", RankMsg(r)))
+}
+
+// RankMsg says a hand as a term: its category in the catalog's words, then its ranks as they
+// are ("pair K K A 9 4", "straight 7 high"): String's form, for the dealer's guidance.
+func RankMsg(desc string) games.Msg {
+	for _, c := range slices.Backward(hand.Categories) {
+		rest, ok := strings.CutPrefix(desc, c.String())
+		if !ok {
+			continue
+		}
+		cat := games.M("poker.cat." + strings.ReplaceAll(c.String(), " ", "-"))
+		rest = strings.TrimSpace(rest)
+		switch {
+		case rest == "":
+			return cat
+		case strings.HasSuffix(rest, " high") && !strings.Contains(strings.TrimSuffix(rest, " high"), " "):
+			return games.M("poker.hand-high", games.T("cat", cat), games.S("rank", strings.TrimSuffix(rest, " high")))
+		}
+		return games.M("poker.hand", games.T("cat", cat), games.S("ranks", rest))
+	}
+	return games.M("poker.cat.no-hand")
 }
 
 // qualifies says whether the dealer's hand qualifies (RULES.md §5) and describes it.

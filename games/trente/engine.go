@@ -200,7 +200,8 @@ func (e *Engine) Card(c card.Card) (games.Step, error) {
 	if n.To.Name == Noir {
 		e.noir = append(e.noir, c)
 		if t := RowTotal(e.noir); t >= Target {
-			st.Say = []string{fmt.Sprintf("noir %d", t), "card to rouge"}
+			st.Say = []games.Msg{games.M("trente.row", games.T("row", games.PlaceMsg(games.Place{Name: Noir})), games.N("total", t)),
+				games.NeedMsg(games.Need{Kind: games.NeedCard, To: games.Place{Name: Rouge}})}
 		}
 		return st, nil
 	}
@@ -209,7 +210,7 @@ func (e *Engine) Card(c card.Card) (games.Step, error) {
 	if t < Target {
 		return st, nil
 	}
-	st.Say = append(st.Say, fmt.Sprintf("rouge %d", t))
+	st.Say = append(st.Say, games.M("trente.row", games.T("row", games.PlaceMsg(games.Place{Name: Rouge})), games.N("total", t)))
 	o := e.settle()
 	e.settled = o
 	nt := RowTotal(e.noir)
@@ -220,15 +221,15 @@ func (e *Engine) Card(c card.Card) (games.Step, error) {
 		if o.Result == Rouge {
 			lose = Noir
 		}
-		st.Say = append(st.Say, fmt.Sprintf("%s wins %d to %d", o.Result, min(nt, t), max(nt, t)),
-			fmt.Sprintf("%s loses", lose), fmt.Sprintf("%s wins", d.Chance))
+		st.Say = append(st.Say, games.M("trente.wins", games.T("row", games.PlaceMsg(games.Place{Name: o.Result})), games.N("a", min(nt, t)), games.N("b", max(nt, t))),
+			games.M("trente.loses", games.T("chance", games.M("chance."+lose))), games.M("trente.chance-wins", games.T("chance", games.M("chance."+d.Chance))))
 	case ResultRefait:
-		st.Say = append(st.Say, fmt.Sprintf("refait %d: every bet pushes", t))
+		st.Say = append(st.Say, games.M("trente.refait", games.N("total", t)))
 	default:
 		if e.prison {
-			st.Say = append(st.Say, "refait 31: every bet goes to prison")
+			st.Say = append(st.Say, games.M("trente.refait31-prison"))
 		} else {
-			st.Say = append(st.Say, "refait 31: every bet loses half its stake")
+			st.Say = append(st.Say, games.M("trente.refait31-half"))
 		}
 	}
 	return st, nil

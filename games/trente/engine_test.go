@@ -28,7 +28,7 @@ func deal(t *testing.T, e *Engine, cards string) []string {
 		if err != nil {
 			t.Fatalf("card %d (%s): %v", i+1, c, err)
 		}
-		say = append(say, st.Say...)
+		say = append(say, games.Words(st.Say)...)
 	}
 	return say
 }
@@ -103,7 +103,7 @@ func TestCoups(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				say = st.Say
+				say = games.Words(st.Say)
 			}
 			if e.Need().Kind != games.NeedDone {
 				t.Fatalf("need %v", e.Need())
