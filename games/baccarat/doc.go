@@ -12,7 +12,10 @@
 //
 // Money is integer cents. The banker's 5% commission is taken on each winning banker bet
 // separately and rounded down to the cent (Commission), so a player is never charged more than
-// the posted 5%.
+// the posted 5%. The pay tables (OptPayTable: standard, EZ Baccarat, Super 6) and the side bets
+// (OptSideBets: Dragon 7, Panda 8, Lucky 6, Dragon Bonus, Either Pair, Perfect Pair) are PayOf,
+// the one settlement the engine pays with and the exact math prices (Exact.Odds); a win that is
+// not a whole number of cents is rounded up to the cent (Pay.Net).
 //
 // Chemin de fer keeps its bank across coups (Bank): the banker's seat and amount, "banco", the
 // bank passing when the banker hand loses, a banker withdrawing, the rotation and the auction of

@@ -3,6 +3,7 @@ package baccarat
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,10 +31,8 @@ const (
 	ResultTie    = "tie"
 )
 
-// The pay table of RULES.md §2, as wins per unit staked.
+// The commission of RULES.md §2.
 const (
-	payTie  = 8  // tie 8:1
-	payPair = 11 // pairs 11:1
 	// CommissionPercent is the house's share of a winning banker bet (RULES.md §2 "banker pays
 	// 0.95:1 (5% commission)"; chemin de fer "the house takes 5% of the banker's winnings").
 	CommissionPercent = 5
@@ -60,6 +59,14 @@ const (
 	// banker in the same coup (seed 003 "Apuesta mínima para empate con otras apuestas"); the
 	// tie limit's Min applies otherwise.
 	OptTieMinWithBet = "tie-min-with-bet"
+	// OptPayTable is how player and banker are paid: "standard" (the default, the banker's
+	// 5% commission), "ez" (EZ Baccarat) or "super6" (Super 6): RULES.md §2 "Pay tables".
+	OptPayTable = "paytable"
+	// OptSideBets lists the side bets the table offers besides the tie and the pairs, by name
+	// separated by commas: dragon-7, panda-8, lucky-6, dragon-bonus (spots player-dragon and
+	// banker-dragon), either-pair, perfect-pair; "none" for none. Default: the pay table's
+	// own (DefaultSideBets).
+	OptSideBets = "side-bets"
 )
 
 // SeedLimits returns the limits of one of seed 003's ranges ("1-100", "5-500", "25-1000"), in
@@ -103,6 +110,8 @@ type Engine struct {
 	v       Variant
 	cfg     games.Config
 	tieWith int64 // OptTieMinWithBet, 0 when unset
+	table   PayTable
+	sides   []string // OptSideBets
 
 	begun          bool
 	bets           []games.Bet
@@ -134,6 +143,8 @@ func New(cfg games.Config) (*Engine, error) {
 	e := &Engine{v: v, cfg: cfg}
 	e.cfg.Limits = append([]games.Limit(nil), cfg.Limits...)
 	bankOpts := map[string]string{}
+	sides := ""
+	sideGiven := false
 	for k, val := range cfg.Options {
 		switch k {
 		case OptLimits:
@@ -155,6 +166,19 @@ func New(cfg games.Config) (*Engine, error) {
 				return nil, fmt.Errorf("baccarat: option %s: %q is not a positive number of cents", k, val)
 			}
 			e.tieWith = n
+		case OptPayTable, OptSideBets:
+			if v == CheminDeFer {
+				return nil, fmt.Errorf("baccarat: option %q is not for chemin-de-fer: the punters bet only against the bank (RULES.md §2)", k)
+			}
+			if k == OptSideBets {
+				sides, sideGiven = val, true
+				break
+			}
+			t, err := ParsePayTable(val)
+			if err != nil {
+				return nil, err
+			}
+			e.table = t
 		case OptBanker, OptBank, OptSeats, OptBankMin:
 			if v != CheminDeFer {
 				return nil, fmt.Errorf("baccarat: option %q is for chemin-de-fer only", k)
@@ -163,6 +187,14 @@ func New(cfg games.Config) (*Engine, error) {
 		default:
 			return nil, fmt.Errorf("baccarat: unknown option %q for %s", k, cfg.Game)
 		}
+	}
+	e.sides = DefaultSideBets(e.table)
+	if sideGiven {
+		ss, err := ParseSideBets(sides)
+		if err != nil {
+			return nil, err
+		}
+		e.sides = ss
 	}
 	for _, l := range e.cfg.Limits {
 		if l.Min <= 0 || l.Max < l.Min {
@@ -188,14 +220,24 @@ func (e *Engine) Rules() string { return "" }
 // Variant returns the engine's game.
 func (e *Engine) Variant() Variant { return e.v }
 
+// PayTable returns the table's pay table (OptPayTable).
+func (e *Engine) PayTable() PayTable { return e.table }
+
+// Spots returns the spots the table takes bets on, in layout order.
+func (e *Engine) Spots() []string { return e.spots() }
+
+// Limits returns the table's limits in force: games.Config.Limits, then the seed range of
+// OptLimits for the spots they leave out.
+func (e *Engine) Limits() []games.Limit { return slices.Clone(e.cfg.Limits) }
+
 func (e *Engine) spots() []string {
 	switch e.v {
 	case Baccarat:
-		return []string{SpotPlayer, SpotBanker, SpotPlayerPair, SpotBankerPair}
+		return append([]string{SpotPlayer, SpotBanker, SpotPlayerPair, SpotBankerPair}, sideSpots(e.sides)...)
 	case CheminDeFer:
 		return []string{SpotPlayer}
 	}
-	return []string{SpotPlayer, SpotBanker, SpotTie, SpotPlayerPair, SpotBankerPair}
+	return append([]string{SpotPlayer, SpotBanker, SpotTie, SpotPlayerPair, SpotBankerPair}, sideSpots(e.sides)...)
 }
 
 // Begin starts a new coup with bets. It checks each spot, one bet per seat and spot, the
@@ -225,6 +267,8 @@ func (e *Engine) Begin(bets []games.Bet) error {
 			switch {
 			case b.Spot == SpotTie && e.v == Baccarat:
 				rule = "baccarat has no tie bet: a tie voids the coup (RULES.md §2, seed 000)"
+			case slices.Contains(sideSpots([]string{SideDragonBonus, SpotDragon7, SpotPanda8, SpotLucky6, SpotEitherPair, SpotPerfectPair}), b.Spot):
+				rule = fmt.Sprintf("this table does not offer %s (option %s; it takes %s)", b.Spot, OptSideBets, strings.Join(spots, ", "))
 			case e.v == CheminDeFer && b.Spot != "":
 				rule = "chemin de fer punters bet only against the bank, on \"player\"; the bank is the banker's stake (RULES.md §2, seed 000)"
 			}
@@ -504,8 +548,9 @@ func (e *Engine) Outcome() (*games.Outcome, error) {
 		{Name: SpotBanker, Cards: append([]card.Card(nil), e.banker...), Total: Total(e.banker), Outcome: bo},
 	}
 	o.Settlements = make([]games.Settlement, 0, len(e.bets)+1)
+	sum := e.summary()
 	for _, b := range e.bets {
-		o.Settlements = append(o.Settlements, games.Settlement{Seat: b.Seat, Spot: b.Spot, Amount: b.Amount, Net: e.net(b, res)})
+		o.Settlements = append(o.Settlements, games.Settlement{Seat: b.Seat, Spot: b.Spot, Amount: b.Amount, Net: e.net(b, sum)})
 	}
 	if d := e.settle; d != nil {
 		o.Settlements = append(o.Settlements, games.Settlement{Seat: d.Banker, Spot: SpotBank, Amount: d.Stake, Net: d.net})
@@ -514,38 +559,15 @@ func (e *Engine) Outcome() (*games.Outcome, error) {
 	return o, nil
 }
 
-// net is what bet b wins (positive) or loses (negative) on result res: RULES.md §2 pay table.
-func (e *Engine) net(b games.Bet, res string) int64 {
-	a := b.Amount
-	if res == ResultTie && e.v == Baccarat {
-		return 0 // seed 000: the coup is void, every bet pushes (pairs included, RULES.md §2)
-	}
-	switch b.Spot {
-	case SpotPlayer, SpotBanker:
-		switch {
-		case res == ResultTie:
-			return 0 // ties push player and banker (seed 003 "serán devueltas")
-		case res != b.Spot:
-			return -a
-		case b.Spot == SpotBanker:
-			return a - Commission(a) // 0.95:1
-		}
-		return a
-	case SpotTie:
-		if res == ResultTie {
-			return payTie * a
-		}
-		return -a
-	case SpotPlayerPair:
-		if pair(e.player) {
-			return payPair * a
-		}
-		return -a
-	case SpotBankerPair:
-		if pair(e.banker) {
-			return payPair * a
-		}
-		return -a
-	}
-	return 0
+// summary is what the pay tables read of the complete coup.
+func (e *Engine) summary() Summary {
+	return Summary{Player: Total(e.player), Banker: Total(e.banker),
+		PlayerDrew: len(e.player) > 2, BankerDrew: len(e.banker) > 2,
+		PlayerPair: pair(e.player), BankerPair: pair(e.banker),
+		PlayerPerfect: e.player[0] == e.player[1], BankerPerfect: e.banker[0] == e.banker[1]}
+}
+
+// net is what bet b wins (positive) or loses (negative) in the coup s: RULES.md §2 pay tables.
+func (e *Engine) net(b games.Bet, s Summary) int64 {
+	return PayOf(e.v, e.table, b.Spot, s).Net(b.Amount)
 }

@@ -163,6 +163,21 @@ type Exact struct {
 	// player and banker: any two cards of the shoe are alike).
 	PairNum uint64 `json:"pair_num"`
 	PairDen uint64 `json:"pair_den"`
+	// BothPairs/FourDen is the chance that both hands' first two cards are pairs: of the
+	// FourDen ordered sequences of the coup's first four cards, BothPairs deal two pairs.
+	BothPairs uint64 `json:"both_pairs"`
+	FourDen   uint64 `json:"four_den"`
+	// Suited says the composition was given card by card (ExactCards): then PerfectNum/PairDen
+	// is the chance that a hand's first two cards are the same card (a perfect pair), and
+	// BothPerfect/FourDen that both hands' are.
+	Suited      bool   `json:"suited,omitempty"`
+	PerfectNum  uint64 `json:"perfect_num,omitempty"`
+	BothPerfect uint64 `json:"both_perfect,omitempty"`
+	// Outcomes counts the sequences by what every bet but the pairs is settled on: the
+	// player's final total, the banker's, whether the player drew a third card and whether
+	// the banker did ([player][banker][player drew][banker drew]; a hand that did not draw
+	// and holds 8 or 9 is a natural).
+	Outcomes [10][10][2][2]uint64 `json:"-"`
 }
 
 // ErrComposition is wrapped by ExactOdds for a composition it cannot enumerate.
@@ -185,8 +200,9 @@ func ExactOdds(c Composition) (*Exact, error) {
 	x.Sequences = n * (n - 1) * (n - 2) * (n - 3) * (n - 4) * (n - 5)
 	// tail[k] completes a coup of k cards to six: the ways to deal the 6−k cards after it.
 	tail := [7]uint64{4: (n - 4) * (n - 5), 5: n - 5, 6: 1}
-	add := func(w uint64, k, pt, bt int) {
+	add := func(w uint64, k, pt, bt int, pd, bd bool) {
 		w *= tail[k]
+		x.Outcomes[pt][bt][b2i(pd)][b2i(bd)] += w
 		switch {
 		case pt > bt:
 			x.Player += w
@@ -229,28 +245,74 @@ func ExactOdds(c Composition) (*Exact, error) {
 		}
 		v[p1]++
 	}
-	for _, k := range c {
-		x.PairNum += uint64(k) * uint64(max(k-1, 0))
-	}
+	ranks := make([]int, len(c))
+	copy(ranks, c[:])
+	x.PairNum, x.BothPairs = pairCounts(ranks)
 	x.PairDen = n * (n - 1)
+	x.FourDen = n * (n - 1) * (n - 2) * (n - 3)
 	return x, nil
+}
+
+// ExactCards is ExactOdds for a composition given card by card (the shoe's own record of what
+// is left): the same figures, and the perfect pairs, which depend on the suits.
+func ExactCards(cs card.Counts) (*Exact, error) {
+	for i, k := range cs {
+		if k < 0 || k > MaxDecks {
+			return nil, fmt.Errorf("%w: %d of %s: impossible, no shoe holds so many", ErrComposition, k, card.FromIndex(i))
+		}
+	}
+	x, err := ExactOdds(FromCounts(cs))
+	if err != nil {
+		return nil, err
+	}
+	x.Suited = true
+	x.PerfectNum, x.BothPerfect = pairCounts(cs[:])
+	return x, nil
+}
+
+// pairCounts counts, for groups of alike cards (a rank's cards, or one card's copies), the
+// ordered two-card sequences that are a pair and the ordered four-card sequences (player,
+// banker, player, banker) whose first and third, and second and fourth, are pairs.
+func pairCounts(groups []int) (one, both uint64) {
+	var sq, sum4 uint64
+	for _, k := range groups {
+		if k < 2 {
+			continue
+		}
+		p := uint64(k) * uint64(k-1)
+		one += p
+		sq += p * p
+		if k >= 4 {
+			sum4 += p * uint64(k-2) * uint64(k-3)
+		}
+	}
+	// Two pairs of different groups (one² − Σ p², every ordered pair of groups), or of one
+	// group (k(k−1)(k−2)(k−3)).
+	return one, one*one - sq + sum4
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // coup finishes a coup after the first four cards (weight w, two-card totals pt and bt) with the
 // tableau of RULES.md §2, drawing third cards from v.
-func coup(v *[10]uint64, w uint64, pt, bt int, add func(w uint64, k, pt, bt int)) {
+func coup(v *[10]uint64, w uint64, pt, bt int, add func(w uint64, k, pt, bt int, pd, bd bool)) {
 	if Natural(pt) || Natural(bt) {
-		add(w, 4, pt, bt)
+		add(w, 4, pt, bt, false, false)
 		return
 	}
 	if PlayerAction(PuntoBanco, pt) == Stand {
 		if BankerAction(PuntoBanco, bt, -1) == Stand {
-			add(w, 4, pt, bt)
+			add(w, 4, pt, bt, false, false)
 			return
 		}
 		for b3 := range 10 {
 			if v[b3] > 0 {
-				add(w*v[b3], 5, pt, (bt+b3)%10)
+				add(w*v[b3], 5, pt, (bt+b3)%10, false, true)
 			}
 		}
 		return
@@ -262,13 +324,13 @@ func coup(v *[10]uint64, w uint64, pt, bt int, add func(w uint64, k, pt, bt int)
 		}
 		pf := (pt + p3) % 10
 		if BankerAction(PuntoBanco, bt, p3) == Stand {
-			add(w5, 5, pf, bt)
+			add(w5, 5, pf, bt, true, false)
 			continue
 		}
 		v[p3]--
 		for b3 := range 10 {
 			if v[b3] > 0 {
-				add(w5*v[b3], 6, pf, (bt+b3)%10)
+				add(w5*v[b3], 6, pf, (bt+b3)%10, true, true)
 			}
 		}
 		v[p3]++
@@ -307,31 +369,4 @@ type Edge struct {
 	Edge *big.Rat `json:"-"`
 	// Percent is Edge × 100, rounded to 9 decimals, for people and JSON.
 	Percent string `json:"percent"`
-}
-
-// Edges returns the house edge of every punto banco bet (RULES.md §2 pay table). Baccarat's
-// player and banker bets have the same edges: its tie voids the coup, which is the push the
-// figures already count.
-func (x *Exact) Edges() []Edge {
-	b, p, t := x.PBanker(), x.PPlayer(), x.PTie()
-	one := big.NewRat(1, 1)
-	var banker, player, tie, pair big.Rat
-	// banker: loses 1 when the player wins, wins 19/20 when the banker wins.
-	banker.Sub(p, new(big.Rat).Mul(big.NewRat(100-CommissionPercent, 100), b))
-	player.Sub(b, p)
-	// tie 8:1: wins 8 on a tie, loses 1 otherwise.
-	tie.Sub(new(big.Rat).Sub(one, t), new(big.Rat).Mul(big.NewRat(payTie, 1), t))
-	// pairs 11:1.
-	pp := x.PPair()
-	pair.Sub(new(big.Rat).Sub(one, pp), new(big.Rat).Mul(big.NewRat(payPair, 1), pp))
-	mk := func(bet, pays string, e *big.Rat) Edge {
-		return Edge{Bet: bet, Pays: pays, Edge: e, Percent: new(big.Rat).Mul(e, big.NewRat(100, 1)).FloatString(9)}
-	}
-	return []Edge{
-		mk(SpotBanker, "0.95:1", &banker),
-		mk(SpotPlayer, "1:1", &player),
-		mk(SpotTie, "8:1", &tie),
-		mk(SpotPlayerPair, "11:1", &pair),
-		mk(SpotBankerPair, "11:1", new(big.Rat).Set(&pair)),
-	}
 }

@@ -2,6 +2,7 @@ package baccarat
 
 import (
 	"errors"
+	"github.com/sabot-tables/sabot/shoe/card"
 	"math/big"
 	"strings"
 	"testing"
@@ -143,4 +144,165 @@ func BenchmarkBaccaratExact8Decks(b *testing.B) {
 	b.ReportMetric(ppm(e[1].Edge), "player-edge-ppm")
 	b.ReportMetric(ppm(e[2].Edge), "tie-edge-ppm")
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/enumeration")
+}
+
+// TestPayTablesPublished checks every pay table and side bet against its published 8-deck
+// figures, from the exact enumeration of a full shoe:
+//
+//   - EZ Baccarat (888casino.com, E. Jacobson, "Card counting the Super Six"; issue 20): the
+//     banker 1.0183%; Dragon 7 P = 0.022534, 7.6113%; Panda 8 P = 0.034543, 10.1876%.
+//   - Super 6 (the same article): the banker 1.4581%, its win with 6 in 269,232,304,455,680 of
+//     the sequences (excelpunks.com's table). Lucky 6 at 12:1 and 20:1 (the Wizard of Odds,
+//     "Lucky 6", its stingy table): 186,173,936,904,192 and 83,058,367,551,488 sequences,
+//     16.68%.
+//   - Dragon Bonus (the Wizard of Odds, "Baccarat side bets"): every line's sequences, 2.65%
+//     on the player, 9.37% on the banker.
+//   - Either Pair at 5:1: 13.71%; Perfect Pair at 25:1 (the Wizard of Odds, "Perfect Pairs
+//     (version 1)"): 246,848,784 of 7,379,583,120, P = 0.033450, 13.03%.
+func TestPayTablesPublished(t *testing.T) {
+	x, err := ExactCards(card.Decks(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	find := func(tb PayTable, spot string) BetOdds {
+		t.Helper()
+		bs := x.Odds(PuntoBanco, tb, []string{spot})
+		if len(bs) != 1 {
+			t.Fatalf("%s %s: %d figures", tb, spot, len(bs))
+		}
+		return bs[0]
+	}
+	for _, tc := range []struct {
+		table PayTable
+		spot  string
+		pwin  string // the chance the bet wins, as published (its decimals)
+		edge  string // percent, as published
+	}{
+		{EZ, SpotBanker, "", "1.0183"},
+		{EZ, SpotDragon7, "0.022534", "7.6113"},
+		{EZ, SpotPanda8, "0.034543", "10.1876"},
+		{EZ, SpotPlayer, "", "1.2351"},
+		{Super6, SpotBanker, "", "1.4581"},
+		{Super6, SpotLucky6, "", "16.68"},
+		{Standard, SpotBanker, "", "1.0579"},
+		{Standard, SpotPlayerBonus, "", "2.65"},
+		{Standard, SpotBankerBonus, "", "9.37"},
+		{Standard, SpotEitherPair, "", "13.71"},
+		{Standard, SpotPerfectPair, "0.033450", "13.03"},
+	} {
+		b := find(tc.table, tc.spot)
+		if tc.pwin != "" {
+			if got := b.PWin.FloatString(len(tc.pwin) - 2); got != tc.pwin {
+				t.Errorf("%s %s: P(win) %s, published %s", tc.table, tc.spot, got, tc.pwin)
+			}
+		}
+		prec := len(tc.edge) - strings.IndexByte(tc.edge, '.') - 1
+		if got := new(big.Rat).Mul(b.EV, big.NewRat(-100, 1)).FloatString(prec); got != tc.edge {
+			t.Errorf("%s %s: edge %s%%, published %s%%", tc.table, tc.spot, got, tc.edge)
+		}
+	}
+	count := func(b BetOdds, event string) uint64 {
+		t.Helper()
+		for _, l := range b.Lines {
+			if l.Event == event {
+				return l.Count
+			}
+		}
+		t.Fatalf("%s: no line %q in %+v", b.Spot, event, b.Lines)
+		return 0
+	}
+	for _, tc := range []struct {
+		table PayTable
+		spot  string
+		event string
+		count uint64
+	}{
+		{Super6, SpotBanker, "banker wins with 6", 269_232_304_455_680},
+		{Super6, SpotLucky6, "banker wins with a two-card 6", 186_173_936_904_192},
+		{Super6, SpotLucky6, "banker wins with a three-card 6", 83_058_367_551_488},
+		{Standard, SpotPlayerBonus, "win by 9", 18_409_431_764_992},
+		{Standard, SpotPlayerBonus, "win by 8", 34_097_645_543_424},
+		{Standard, SpotPlayerBonus, "win by 7", 89_590_261_473_280},
+		{Standard, SpotPlayerBonus, "win by 6", 141_238_897_317_888},
+		{Standard, SpotPlayerBonus, "win by 5", 166_169_165_987_840},
+		{Standard, SpotPlayerBonus, "win by 4", 186_780_352_174_080},
+		{Standard, SpotPlayerBonus, "natural win", 812_685_054_124_032},
+		{Standard, SpotPlayerBonus, "natural tie", 89_325_908_267_520},
+		{Standard, SpotBankerBonus, "win by 9", 15_390_342_909_952},
+		{Standard, SpotBankerBonus, "win by 8", 28_305_092_784_128},
+		{Standard, SpotBankerBonus, "win by 7", 79_517_099_278_336},
+		{Standard, SpotBankerBonus, "win by 6", 119_200_072_366_080},
+		{Standard, SpotBankerBonus, "win by 5", 157_275_882_332_160},
+		{Standard, SpotBankerBonus, "win by 4", 201_147_167_287_296},
+		{Standard, SpotBankerBonus, "natural win", 812_685_054_124_032},
+		// The Wizard counts the first four cards' sequences a quarter as often as Sabot does.
+		{Standard, SpotPerfectPair, "either hand a perfect pair", 4 * 246_848_784},
+	} {
+		if got := count(find(tc.table, tc.spot), tc.event); got != tc.count {
+			t.Errorf("%s %s %q: %d sequences, published %d", tc.table, tc.spot, tc.event, got, tc.count)
+		}
+	}
+	if fd := x.FourDen; fd != 4*7_379_583_120 {
+		t.Errorf("four-card sequences %d", fd)
+	}
+	// Every bet's lines cover every sequence once.
+	for _, tb := range []PayTable{Standard, EZ, Super6} {
+		for _, b := range x.Odds(PuntoBanco, tb, allSpots) {
+			var sum uint64
+			for _, l := range b.Lines {
+				sum += l.Count
+			}
+			if sum != b.Lines[0].Den {
+				t.Errorf("%s %s: lines add up to %d of %d", tb, b.Spot, sum, b.Lines[0].Den)
+			}
+		}
+	}
+}
+
+var allSpots = []string{SpotPlayer, SpotBanker, SpotTie, SpotPlayerPair, SpotBankerPair, SpotDragon7, SpotPanda8, SpotLucky6,
+	SpotPlayerBonus, SpotBankerBonus, SpotEitherPair, SpotPerfectPair}
+
+// TestOddsLeaveOut: the perfect pair needs the suits, baccarat's pairs the tie they push on.
+func TestOddsLeaveOut(t *testing.T) {
+	x, _ := ExactOdds(Decks(8))
+	for _, b := range x.Odds(PuntoBanco, Standard, allSpots) {
+		if b.Spot == SpotPerfectPair {
+			t.Error("a perfect pair priced without the suits")
+		}
+	}
+	for _, b := range x.Odds(Baccarat, Standard, allSpots) {
+		if pairSpot(b.Spot) {
+			t.Errorf("baccarat's %s priced apart from the tie that voids it", b.Spot)
+		}
+		if b.Spot == SpotBanker && b.Edge != x.Odds(PuntoBanco, Standard, []string{SpotBanker})[0].Edge {
+			t.Errorf("baccarat's banker edge %s differs from punto banco's", b.Edge)
+		}
+	}
+}
+
+func TestPayNet(t *testing.T) {
+	for _, tc := range []struct {
+		pay  Pay
+		a    int64
+		want int64
+	}{
+		{Pay{19, 20}, 110, 105}, // the commission of 5.5 cents is 5: the half cent to the player
+		{Pay{95, 100}, 19, 19},
+		{Pay{1, 2}, 101, 51}, // Super 6: 50.5 cents rounded up
+		{Pay{1, 2}, 100, 50},
+		{Pay{1, 2}, 1, 1},
+		{win(40), 500, 20000},
+		{Push, 700, 0},
+		{Lose, 700, -700},
+		{Pay{1, 2}, MaxStake + 1, MaxStake/2 + 1},
+	} {
+		if got := tc.pay.Net(tc.a); got != tc.want {
+			t.Errorf("%s on %d: %d, want %d", tc.pay, tc.a, got, tc.want)
+		}
+	}
+	for p, s := range map[Pay]string{{19, 20}: "0.95:1", {1, 2}: "1:2", {8, 1}: "8:1", Push: "push", Lose: "lose", {3, 2}: "1.5:1"} {
+		if p.String() != s {
+			t.Errorf("%v is %q, want %q", p, p.String(), s)
+		}
+	}
 }

@@ -1,8 +1,11 @@
 package difftest
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/sabot-tables/sabot/games"
 )
@@ -42,8 +45,28 @@ func bankerDraws(b, p int) bool {
 	return false
 }
 
-// bacRound plays one random coup of punto-banco, baccarat or chemin-de-fer.
-func bacRound(r *rand.Rand, id string) round {
+// bacSides are the side bets a table may offer by option side-bets (RULES.md §2 "Pay tables"),
+// with the spots each puts on the layout.
+var bacSides = []struct {
+	name  string
+	spots []string
+}{
+	{"dragon-7", []string{"dragon-7"}},
+	{"panda-8", []string{"panda-8"}},
+	{"lucky-6", []string{"lucky-6"}},
+	{"dragon-bonus", []string{"player-dragon", "banker-dragon"}},
+	{"either-pair", []string{"either-pair"}},
+	{"perfect-pair", []string{"perfect-pair"}},
+}
+
+// bacDefaultSides are the side bets each pay table offers without option side-bets (RULES.md
+// §2): EZ Baccarat's Dragon 7 and Panda 8, Super 6's Lucky 6.
+var bacDefaultSides = map[string][]string{"ez": {"dragon-7", "panda-8"}, "super6": {"lucky-6"}}
+
+// bacRound plays one random coup of punto-banco, baccarat or chemin-de-fer; table is the pay
+// table ("standard", "ez", "super6"; ignored in chemin de fer), and the side bets offered are
+// the table's own or, half the time, a random choice by option side-bets.
+func bacRound(r *rand.Rand, id, table string) round {
 	chemin := id == "chemin-de-fer"
 	in := games.RoundInput{Game: id, Decisions: map[string][]string{}}
 	spots := []string{"player", "banker", "tie", "player-pair", "banker-pair"}
@@ -53,8 +76,36 @@ func bacRound(r *rand.Rand, id string) round {
 	case "chemin-de-fer":
 		spots = []string{"player"} // the punters bet against the bank
 	}
+	if !chemin {
+		in.Options = map[string]string{}
+		if table != "standard" || r.IntN(2) == 0 {
+			in.Options["paytable"] = table
+		}
+		sides := bacDefaultSides[table]
+		if r.IntN(2) == 0 {
+			sides = nil
+			for _, sb := range bacSides {
+				if r.IntN(2) == 0 {
+					sides = append(sides, sb.name)
+				}
+			}
+			r.Shuffle(len(sides), func(i, j int) { sides[i], sides[j] = sides[j], sides[i] })
+			in.Options["side-bets"] = strings.Join(sides, ",")
+			if len(sides) == 0 {
+				in.Options["side-bets"] = "none"
+			}
+		}
+		for _, sb := range bacSides {
+			if slices.Contains(sides, sb.name) {
+				spots = append(spots, sb.spots...)
+			}
+		}
+	}
 	var stake func(string) int64
 	in.Limits, stake = limits(r, spots...)
+	if len(in.Options) == 0 {
+		in.Options = nil
+	}
 
 	// Chemin de fer: a player holds the bank (seed 000); the punters' stakes together are at
 	// most the bank, and the banker does not punt.
@@ -167,6 +218,23 @@ func bacRound(r *rand.Rand, id string) round {
 	}
 	x.path(res)
 	pairOf := func(h []crd) bool { return h[0].rank == h[1].rank } // the hand's first two cards
+	same := func(h []crd) bool { return h[0] == h[1] }             // one card twice: a perfect pair
+	// A natural is a hand of 8 or 9 in its first two cards (RULES.md §2 rule 1), which then
+	// stands: a two-card hand holding 8 or 9 at the end.
+	pNat, bNat := len(p) == 2 && pf >= 8, len(b) == 2 && bf >= 8
+	// The Dragon Bonus for a hand: a natural win 1:1, a natural tie a push, a win by 4 to 9
+	// without a natural 1, 2, 4, 6, 10 or 30:1; anything else loses (RULES.md §2).
+	bonus := func(a int64, own, other int, nat, otherNat bool) (int64, string) {
+		switch {
+		case nat && own > other:
+			return a, "dragon bonus natural win"
+		case nat && otherNat && own == other:
+			return 0, "dragon bonus natural tie"
+		case !nat && own-other >= 4:
+			return a * map[int]int64{4: 1, 5: 2, 6: 4, 7: 6, 8: 10, 9: 30}[own-other], fmt.Sprintf("dragon bonus by %d", own-other)
+		}
+		return -a, ""
+	}
 	var covered int64
 	for _, bet := range in.Bets {
 		a := bet.Amount
@@ -180,10 +248,68 @@ func bacRound(r *rand.Rand, id string) round {
 				net = 0 // seed 003 "serán devueltas"
 			case res != bet.Spot:
 				net = -a
+			case bet.Spot == "banker" && table == "ez" && bf == 7 && len(b) == 3:
+				net = 0 // EZ Baccarat: a banker win with three cards to 7 pushes
+				x.path("ez three-card 7 push")
+			case bet.Spot == "banker" && table == "ez":
+				net = a // no commission
+			case bet.Spot == "banker" && table == "super6" && bf == 6:
+				// Super 6: half the stake, the half cent to the player (RULES.md §2).
+				net = a / 2
+				if a%2 == 1 {
+					net++
+					x.path("super 6 half rounded up")
+				}
+				x.path("super 6 win with 6")
+			case bet.Spot == "banker" && table == "super6":
+				net = a
 			case bet.Spot == "banker":
 				net = a - a*5/100 // 0.95:1; the 5% commission rounded down (RULES.md §2 "Commission")
 			default:
 				net = a
+			}
+		case bet.Spot == "dragon-7":
+			net = -a
+			if res == "banker" && bf == 7 && len(b) == 3 {
+				net = 40 * a
+				x.path("dragon 7")
+			}
+		case bet.Spot == "panda-8":
+			net = -a
+			if res == "player" && pf == 8 && len(p) == 3 {
+				net = 25 * a
+				x.path("panda 8")
+			}
+		case bet.Spot == "lucky-6":
+			net = -a
+			if res == "banker" && bf == 6 {
+				net = 12 * a
+				if len(b) == 3 {
+					net = 20 * a
+				}
+				x.path(fmt.Sprintf("lucky 6 in %d cards", len(b)))
+			}
+		case bet.Spot == "player-dragon" || bet.Spot == "banker-dragon":
+			var pth string
+			if bet.Spot == "player-dragon" {
+				net, pth = bonus(a, pf, bf, pNat, bNat)
+			} else {
+				net, pth = bonus(a, bf, pf, bNat, pNat)
+			}
+			if pth != "" {
+				x.path(pth)
+			}
+		case bet.Spot == "either-pair":
+			net = -a
+			if pairOf(p) || pairOf(b) {
+				net = 5 * a
+				x.path("either pair")
+			}
+		case bet.Spot == "perfect-pair":
+			net = -a
+			if same(p) || same(b) {
+				net = 25 * a
+				x.path("perfect pair")
 			}
 		case bet.Spot == "tie":
 			net = -a

@@ -33,12 +33,31 @@ func references() []game {
 
 	bac := []string{"natural", "both draw", "player draws, banker stands", "player stands, banker draws",
 		"player", "banker", "tie", "player pair", "banker pair"}
+	// The side bets any pay table may offer (RULES.md §2 "Pay tables"), and each table's own.
+	sides := []string{"dragon 7", "panda 8", "lucky 6 in 2 cards", "lucky 6 in 3 cards", "dragon bonus natural win",
+		"dragon bonus natural tie", "dragon bonus by 4", "dragon bonus by 5", "dragon bonus by 6", "dragon bonus by 7",
+		"dragon bonus by 8", "dragon bonus by 9", "either pair", "perfect pair"}
 	for _, id := range []string{"punto-banco", "baccarat", "chemin-de-fer"} {
-		paths := bac
-		if id == "chemin-de-fer" {
-			paths = []string{"natural", "both draw", "player", "banker", "tie", "punter's option", "banker's option"}
+		for _, table := range []string{"standard", "ez", "super6"} {
+			if id == "chemin-de-fer" && table != "standard" {
+				continue
+			}
+			paths := append(slices.Clone(bac), sides...)
+			name := id + "/" + table
+			switch {
+			case id == "chemin-de-fer":
+				paths = []string{"natural", "both draw", "player", "banker", "tie", "punter's option", "banker's option"}
+				name = id
+			case table == "ez":
+				paths = append(paths, "ez three-card 7 push")
+			case table == "super6":
+				paths = append(paths, "super 6 win with 6", "super 6 half rounded up")
+			}
+			if id == "baccarat" { // a tie voids the coup: no natural tie pushes on its own
+				paths = slices.DeleteFunc(paths, func(s string) bool { return s == "dragon bonus natural tie" })
+			}
+			gs = append(gs, game{id: id, name: name, play: func(r *rand.Rand) round { return bacRound(r, id, table) }, paths: paths})
 		}
-		gs = append(gs, game{id: id, play: func(r *rand.Rand) round { return bacRound(r, id) }, paths: paths})
 	}
 
 	tr := []string{"noir wins", "rouge wins", "refait", "refait 31"}

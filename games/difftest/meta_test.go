@@ -207,8 +207,9 @@ func TestSideBetsBlackjack(t *testing.T) {
 	}
 }
 
-// TestSideBetsBaccarat: a pair bet depends on its hand's first two cards only (RULES.md §2);
-// in baccarat, where a tie voids every bet, only when neither coup is a tie.
+// TestSideBetsBaccarat: a pair bet depends on its hand's first two cards only, either pair and
+// the perfect pair on the first four cards of the coup (RULES.md §2); in baccarat, where a tie
+// voids every bet, only when neither coup is a tie.
 func TestSideBetsBaccarat(t *testing.T) {
 	for _, id := range []string{"punto-banco", "baccarat"} {
 		t.Run(id, func(t *testing.T) {
@@ -216,17 +217,22 @@ func TestSideBetsBaccarat(t *testing.T) {
 			r := newRand("meta " + id)
 			c := &checker{t: t}
 			for range metaRounds() {
-				in := games.RoundInput{Game: id}
+				in := games.RoundInput{Game: id, Options: map[string]string{"side-bets": "either-pair,perfect-pair"}}
 				for _, s := range seats(r, 1+r.IntN(5), 9) {
 					in.Bets = append(in.Bets, games.Bet{Seat: s, Spot: "player-pair", Amount: amount(r, 1, 10_000)},
-						games.Bet{Seat: s, Spot: "banker-pair", Amount: amount(r, 1, 10_000)})
+						games.Bet{Seat: s, Spot: "banker-pair", Amount: amount(r, 1, 10_000)},
+						games.Bet{Seat: s, Spot: "either-pair", Amount: amount(r, 1, 10_000)},
+						games.Bet{Seat: s, Spot: "perfect-pair", Amount: amount(r, 1, 10_000)})
 				}
 				cards := shuffled(r, 8)
+				// A pair of one rank, or of one card (a perfect pair), now and then.
+				suits := []string{"h", "s", cards[0][1:]}
 				if r.IntN(2) == 0 {
-					plant(r, cards, []int{0, 2}, []string{cards[0], cards[0][:1] + "h"})
+					plant(r, cards, []int{0, 2}, []string{cards[0], cards[0][:1] + suits[r.IntN(3)]})
 				}
+				suits[2] = cards[1][1:]
 				if r.IntN(2) == 0 {
-					plant(r, cards, []int{1, 3}, []string{cards[1], cards[1][:1] + "s"})
+					plant(r, cards, []int{1, 3}, []string{cards[1], cards[1][:1] + suits[r.IntN(3)]})
 				}
 				a, ina, err := drive(in, cards, nil)
 				if !c.must(err, ina) {
@@ -235,7 +241,7 @@ func TestSideBetsBaccarat(t *testing.T) {
 				for _, hand := range []struct {
 					spot string
 					keep []int
-				}{{"player-pair", []int{0, 2}}, {"banker-pair", []int{1, 3}}} {
+				}{{"player-pair", []int{0, 2}}, {"banker-pair", []int{1, 3}}, {"either-pair", []int{0, 1, 2, 3}}, {"perfect-pair", []int{0, 1, 2, 3}}} {
 					b, inb, err := drive(in, permuteExcept(r, cards, hand.keep...), nil)
 					if !c.must(err, inb) || id == "baccarat" && (a.Result == "tie" || b.Result == "tie") {
 						continue
