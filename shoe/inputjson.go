@@ -7,32 +7,36 @@ import (
 
 	"github.com/sabot-tables/sabot/games"
 	"github.com/sabot-tables/sabot/shoe/card"
+	"github.com/sabot-tables/sabot/tablebus"
 )
 
 // The journal keeps every input beside the events it produced, so that a restarted daemon
 // rebuilds its machine by stepping the same inputs again (and checks it gets the same events).
 // inputJSON is an input's durable form; inputs are never published.
 type inputJSON struct {
-	Kind     string       `json:"kind"`
-	Time     time.Time    `json:"time"`
-	Counts   *card.Counts `json:"counts,omitempty"`
-	Cards    int          `json:"cards,omitempty"`
-	By       string       `json:"by,omitempty"`
-	At       int          `json:"at,omitempty"`
-	Behind   int          `json:"behind,omitempty"`
-	Read     ReadKind     `json:"read,omitempty"`
-	Card     card.Card    `json:"card,omitempty"`
-	BurnMode bool         `json:"burn_mode,omitempty"`
-	Detail   string       `json:"detail,omitempty"`
-	Seen     []card.Card  `json:"seen,omitempty"`
-	Raw      string       `json:"raw,omitempty"`
-	Bets     []games.Bet  `json:"bets,omitempty"`
-	Seat     int          `json:"seat,omitempty"`
-	Choice   string       `json:"choice,omitempty"`
-	Device   string       `json:"device,omitempty"`
-	Code     string       `json:"code,omitempty"`
-	Action   string       `json:"action,omitempty"`
-	Amount   int64        `json:"amount,omitempty"`
+	Kind     string          `json:"kind"`
+	Time     time.Time       `json:"time"`
+	Counts   *card.Counts    `json:"counts,omitempty"`
+	Cards    int             `json:"cards,omitempty"`
+	By       string          `json:"by,omitempty"`
+	At       int             `json:"at,omitempty"`
+	Behind   int             `json:"behind,omitempty"`
+	Read     ReadKind        `json:"read,omitempty"`
+	Card     card.Card       `json:"card,omitempty"`
+	BurnMode bool            `json:"burn_mode,omitempty"`
+	Detail   string          `json:"detail,omitempty"`
+	Seen     []card.Card     `json:"seen,omitempty"`
+	Raw      string          `json:"raw,omitempty"`
+	Bets     []games.Bet     `json:"bets,omitempty"`
+	Seat     int             `json:"seat,omitempty"`
+	Choice   string          `json:"choice,omitempty"`
+	Device   string          `json:"device,omitempty"`
+	Code     string          `json:"code,omitempty"`
+	Action   string          `json:"action,omitempty"`
+	Amount   int64           `json:"amount,omitempty"`
+	Open     bool            `json:"open,omitempty"`
+	Round    uint64          `json:"round,omitempty"`
+	Award    *tablebus.Award `json:"award,omitempty"`
 }
 
 // MarshalInput encodes an input for the journal.
@@ -63,6 +67,12 @@ func MarshalInput(in Input) ([]byte, error) {
 		j.Kind, j.Device, j.Code, j.Detail = "device-fault", in.Device, in.Code, in.Detail
 	case TableAction:
 		j.Kind, j.Action, j.Seat, j.Amount, j.By = "table", in.Action.Action, in.Action.Seat, in.Action.Amount, in.Dealer
+	case ProgressiveLink:
+		j.Kind, j.Open, j.Detail = "progressive-link", in.Open, in.Reason
+	case ProgressiveAward:
+		j.Kind, j.Award = "progressive-award", &in.Award
+	case ProgressiveTimeout:
+		j.Kind, j.Round = "progressive-timeout", in.Round
 	default:
 		return nil, fmt.Errorf("shoe: cannot journal input %T", in)
 	}
@@ -109,6 +119,15 @@ func UnmarshalInput(b []byte) (Input, error) {
 		return TableAction{Action: games.Action{Action: j.Action, Seat: j.Seat, Amount: j.Amount}, Dealer: j.By, Time: t}, nil
 	case "device-fault":
 		return DeviceFault{Device: j.Device, Code: j.Code, Detail: j.Detail, Time: t}, nil
+	case "progressive-link":
+		return ProgressiveLink{Open: j.Open, Reason: j.Detail, Time: t}, nil
+	case "progressive-award":
+		if j.Award == nil {
+			return nil, fmt.Errorf("shoe: journaled progressive-award input without its award")
+		}
+		return ProgressiveAward{Award: *j.Award, Time: t}, nil
+	case "progressive-timeout":
+		return ProgressiveTimeout{Round: j.Round, Time: t}, nil
 	}
 	return nil, fmt.Errorf("shoe: unknown journaled input %q", j.Kind)
 }

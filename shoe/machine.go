@@ -63,6 +63,9 @@ type Config struct {
 	// Manage applies between-rounds actions to the engine's state (catalog.Manage); nil
 	// refuses them.
 	Manage func(games.Engine, games.Action) (any, error)
+	// Progressive is the pool the table's progressive bets feed at a floor's controller
+	// (RULES.md §7; the engine a games.Claimer); "" takes no progressive bet.
+	Progressive string
 }
 
 // ErrRefused wraps every error Step returns: the input is refused, nothing changed, nothing to
@@ -103,6 +106,10 @@ type Machine struct {
 	pending    int  // the unread card held by a misread, at this shoe position
 	stopLate   bool // the stop card was missed and reported late
 	lastSay    []games.Msg
+
+	progOpen  bool      // the controller is online: progressive bets are taken (progressive.go)
+	progWait  *progWait // the round dealt, waiting for its award
+	replaying bool      // Replay: the journal's inputs were taken once, they are taken again
 }
 
 type hold struct {
@@ -337,6 +344,12 @@ func (m *Machine) step(o *out, in Input) error {
 		if err != nil {
 			m.fault(o, FaultEngine, fmt.Sprintf("the game's state after %s cannot be published: %v", in.Action.Action, err), false)
 		}
+	case ProgressiveLink:
+		return m.progressiveLink(o, in)
+	case ProgressiveAward:
+		return m.progressiveAward(o, in)
+	case ProgressiveTimeout:
+		return m.progressiveTimeout(o, in)
 	case LeftCounted:
 		if m.phase != Counting {
 			return refused("count of the cards left while the shoe is %s", m.phase)
@@ -601,6 +614,9 @@ func (m *Machine) reveal(o *out, step games.Step) {
 
 // openRound starts a round; the error is the engine's refusal of the bets, as it is.
 func (m *Machine) openRound(o *out, bets []games.Bet) error {
+	if err := m.checkProgressiveBets(bets); err != nil {
+		return err
+	}
 	if err := m.eng.Begin(bets); err != nil {
 		return err
 	}
@@ -610,6 +626,7 @@ func (m *Machine) openRound(o *out, bets []games.Bet) error {
 	m.bets = bets
 	m.phase = InRound
 	o.add(tablebus.Event{Type: tablebus.RoundOpened, Game: m.game, Bets: tablebus.BetsOf(bets)})
+	m.progressiveBets(o, bets)
 	if m.eng.Need().Kind == games.NeedDone { // nobody plays: the round needs no card
 		return m.finishRound(o)
 	}
@@ -667,6 +684,9 @@ func (m *Machine) finishRound(o *out) error {
 	// unshown poker hands) are marked where they lie, for the public feed to leave out.
 	e.Unshown = markDown(e.Hands, e.Dealer, m.hidden)
 	o.add(e)
+	if m.awaitAward(o, settled) {
+		return nil // settled when the controller's award comes (progressive.go)
+	}
 	o.add(settled)
 	m.endRound(o)
 	return nil
@@ -697,6 +717,7 @@ func markDown(hands []tablebus.Hand, dealer *tablebus.Hand, hidden map[int]card.
 }
 
 func (m *Machine) endRound(o *out) {
+	m.progWait = nil
 	m.round, m.roundPos, m.roundCards, m.hidden, m.bets = 0, nil, nil, nil, nil
 	m.phase = Between
 	// RULES.md §1: when the stop card has appeared, the round in progress is completed, then
@@ -838,6 +859,9 @@ func joinProblems(p []string) string {
 	return s
 }
 
+// progressiveHolds are the holds the controller's award releases.
+var progressiveHolds = map[string]bool{FaultProgressiveUnconfirmed: true, FaultProgressiveRefused: true, FaultProgressiveMismatch: true}
+
 // cardFaults are the holds after which the order of the cards is no longer known: a second one
 // makes a manual entry meaningless, and only voiding resolves the round.
 var cardFaults = map[string]bool{FaultCardWhenHeld: true, FaultForeign: true, FaultOutOfTurn: true, FaultUnexpected: true, FaultNoRound: true}
@@ -939,6 +963,12 @@ func (m *Machine) stepHeld(o *out, in Input) error {
 	case DeviceFault:
 		m.fault(o, in.Code, fmt.Sprintf("%s: %s", in.Device, in.Detail), true)
 		return nil
+	case ProgressiveLink:
+		return m.progressiveLink(o, in)
+	case ProgressiveAward:
+		if progressiveHolds[h.code] {
+			return m.progressiveAward(o, in)
+		}
 	}
 	return refused("the table is held (%s: %s); resolve it first (manual entry or void)", h.code, h.detail)
 }
@@ -1006,6 +1036,10 @@ func (m *Machine) guidance() tablebus.Event {
 		msgs = []games.Msg{games.M("shoe.burn", games.N("left", m.burnLeft))}
 	case m.phase == Between:
 		msgs = []games.Msg{games.M("shoe.bets")}
+	case m.phase == InRound && m.progWait != nil:
+		n := tablebus.NeedOf(m.eng.Need())
+		e.Need = &n
+		msgs = []games.Msg{games.M("shoe.progressive-wait")}
 	case m.phase == InRound:
 		n := tablebus.NeedOf(m.eng.Need())
 		e.Need = &n
@@ -1047,6 +1081,10 @@ func (m *Machine) holdMsg(e tablebus.Event) games.Msg {
 		return games.M("hold." + e.Code)
 	case "jam", "card-in-gate", "shoe-alarm", "misfeed", "count-mismatch": // the device's own words besides
 		return games.M("hold."+e.Code, games.S("detail", e.Problem))
+	case FaultProgressiveUnconfirmed:
+		return games.M("hold."+e.Code, games.N("round", int(m.round)))
+	case FaultProgressiveRefused, FaultProgressiveMismatch: // the controller's or the check's words
+		return games.M("hold."+e.Code, games.S("detail", e.Reason))
 	}
 	return games.M("hold.device", games.S("detail", e.Problem))
 }

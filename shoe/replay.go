@@ -17,6 +17,8 @@ type JournaledStep struct {
 // the journal holds, byte for byte; the first difference is an error naming the event (the
 // journal was written by another configuration, or is damaged), and nothing is rewritten.
 func Replay(m *Machine, steps []JournaledStep) error {
+	m.replaying = true
+	defer func() { m.replaying = false }()
 	for _, st := range steps {
 		if st.Input == nil {
 			continue

@@ -107,6 +107,12 @@ type Event struct {
 	// Hidden, on the public feed only: the event carries a card identity there that the public
 	// feed leaves out (a face-down card, a fault's card, an exchange's cards, …).
 	Hidden bool `json:"hidden,omitempty"`
+	// The progressive events (progressive.go): the pool, the hands claimed (their cards never
+	// public), the prizes paid and the random prize drawn (its card never public).
+	Pool    string      `json:"pool,omitempty"`
+	Claims  []Claim     `json:"claims,omitempty"`
+	Payouts []PrizePaid `json:"payouts,omitempty"`
+	Draw    *PrizeDraw  `json:"draw,omitempty"`
 	// EngineState is the game's state kept across rounds (the chemin de fer bank), on
 	// shoe.loaded, shoe.ended and table.action: a restarted daemon restores its engine from it.
 	EngineState json.RawMessage `json:"engine_state,omitempty"`
@@ -145,12 +151,25 @@ func (e Event) Public() Event {
 	}
 	e.Cards, e.Missing, e.Extra = nil, nil, nil
 	e.Raw = ""
+	if len(e.Claims) > 0 {
+		// A claim's hand may be a folded one, whose cards go to the discards unseen.
+		cs := make([]Claim, len(e.Claims))
+		for i, c := range e.Claims {
+			c.Cards, c.Category = nil, ""
+			cs[i] = c
+		}
+		e.Claims, e.Hidden = cs, true
+	}
+	if e.Draw != nil && e.Draw.Card != nil {
+		d := *e.Draw
+		d.Card, e.Draw, e.Hidden = nil, &d, true
+	}
 	if e.Need != nil && len(e.Need.Exchanges) > 0 {
 		n := *e.Need
 		n.Exchanges, e.Need, e.Hidden = nil, &n, true
 	}
 	switch e.Type {
-	case Guide:
+	case Guide, ProgressiveLink:
 		e.Say, e.Msgs = nil, nil
 	case Fault:
 		e.Problem = ""
@@ -232,7 +251,7 @@ func Decode(b []byte) (Event, error) {
 // types are the event types of schema version 1, in the README's order.
 var types = []Type{ShoeLoaded, DecksVerified, Shuffled, Cut, CutCardPlaced, Burn, RoundOpened, CardDealt, Revealed,
 	Decision, Guide, CutCardReached, RoundResult, RoundSettled, RoundVoided, ShoeEnded, Fault, TableAction,
-	FaultResolved, DeviceStatus}
+	FaultResolved, DeviceStatus, ProgressiveBet, ProgressiveHand, ProgressiveAward, ProgressiveLink}
 
 var knownTypes = func() map[Type]bool {
 	m := map[Type]bool{}

@@ -263,3 +263,12 @@ func (m Msg) Game() games.Msg {
 	}
 	return g
 }
+
+// ClaimsOf maps an engine's progressive claims to the wire's (progressive.hand).
+func ClaimsOf(cs []games.Claim) []Claim {
+	out := make([]Claim, len(cs))
+	for i, c := range cs {
+		out[i] = Claim{Seat: c.Seat, Amount: c.Amount, Cards: c.Cards, Category: c.Category, Folded: c.Folded, Void: c.Void}
+	}
+	return out
+}

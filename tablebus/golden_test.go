@@ -129,6 +129,9 @@ func representative(t *testing.T) []tablebus.Event {
 		keep(game, simulated(t, game, 1, shoes, 0, 0, 0))
 		keep(game, simulated(t, game, 2, shoes, 13, 17, 19))
 	}
+	for _, game := range []string{"caribbean-stud", "draw-poker", "go-poker"} {
+		keep(game+" progressive", progressiveShoes(t, game, 3, 12))
+	}
 	keep("script", scripted(t))
 	keep("device", []tablebus.Event{envelope(1, tablebus.Event{Type: tablebus.DeviceStatus, Device: "shuffler", State: "busy",
 		Problem: "shuffling 416 cards", TS: goldenT0})})
@@ -211,6 +214,42 @@ func simulated(t *testing.T, game string, seed uint64, shoes, misread, stray, bu
 	}
 	if err := tb.RunShoes(shoes, 100000); err != nil {
 		t.Fatalf("%s: %v", game, err)
+	}
+	return evs
+}
+
+// progressiveShoes deals shoes of a progressive game (RULES.md §7) at a table connected to a
+// controller, simulated by shoetest's table, then the controller goes offline.
+func progressiveShoes(t *testing.T, game string, seed uint64, shoes int) []tablebus.Event {
+	t.Helper()
+	proc, _ := shoe.ProcedureFor(shoe.Poker, 0)
+	eng, err := catalog.New(games.Config{Game: game, Options: map[string]string{"progressive": "controller"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := shoe.NewMachine(shoe.Config{Proc: proc, Engine: eng, Table: "T1", Manage: catalog.Manage, Progressive: "arica"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := shoetest.NewTable(m, shoetest.NewDealer(game, proc, seed), goldenT0)
+	tb.PoolValue = 2_500_000
+	var evs []tablebus.Event
+	tb.Emit = func(e tablebus.Event) error {
+		evs = append(evs, envelope(uint64(len(evs)+1), e))
+		return nil
+	}
+	if err := tb.OpenProgressive(); err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.RunShoes(shoes, 100000); err != nil {
+		t.Fatalf("%s: %v", game, err)
+	}
+	more, err := m.Step(shoe.ProgressiveLink{Reason: "controller progressive.P1 offline", Time: tb.Clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range more {
+		evs = append(evs, envelope(uint64(len(evs)+1), e))
 	}
 	return evs
 }

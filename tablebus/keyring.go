@@ -148,6 +148,13 @@ func (k *Keyring) check() error {
 			if err := ValidTable(e.Table); err != nil {
 				return fmt.Errorf("tablebus: keyring: key %s: %w", e.Kid, err)
 			}
+		case UseProgressive:
+			if e.Table != "*" {
+				return fmt.Errorf("tablebus: keyring: key %s: a progressive controller's key serves every table (\"*\")", e.Kid)
+			}
+			if e.Name == "" {
+				return fmt.Errorf("tablebus: keyring: key %s: a progressive controller's key needs the controller's id", e.Kid)
+			}
 		case UseCommands:
 			if e.Table != "*" {
 				if err := ValidTable(e.Table); err != nil {
@@ -161,7 +168,7 @@ func (k *Keyring) check() error {
 				return fmt.Errorf("tablebus: keyring: key %s: a command key needs the name of who holds it", e.Kid)
 			}
 		default:
-			return fmt.Errorf("tablebus: keyring: key %s: use %q, want %s or %s", e.Kid, e.Use, UseEvents, UseCommands)
+			return fmt.Errorf("tablebus: keyring: key %s: use %q, want %s, %s or %s", e.Kid, e.Use, UseEvents, UseCommands, UseProgressive)
 		}
 		if e.NotAfter != nil && !e.NotAfter.After(e.NotBefore) {
 			return fmt.Errorf("tablebus: keyring: key %s: not_after is not after not_before", e.Kid)

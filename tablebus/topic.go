@@ -14,6 +14,9 @@ func ValidTable(id string) error {
 	if len(id) == 0 || len(id) > 32 {
 		return fmt.Errorf("tablebus: table id %q must be 1 to 32 characters", id)
 	}
+	if id == "progressive" {
+		return fmt.Errorf("tablebus: table id %q is the progressive controller's tree (%s)", id, ProgressiveRoot)
+	}
 	for _, r := range id {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
 			return fmt.Errorf("tablebus: table id %q: only letters, digits, '-' and '_' are allowed", id)

@@ -156,7 +156,7 @@ func TestHouseOptions(t *testing.T) {
 		opts map[string]string
 		want string
 	}{
-		{poker.CaribbeanStud, map[string]string{"pair-plus-pays": "pair=1"}, `poker: caribbean-stud: unknown option "pair-plus-pays" (known: bet-pays, progressive-pool, progressive-prizes, seats, void)`},
+		{poker.CaribbeanStud, map[string]string{"pair-plus-pays": "pair=1"}, `poker: caribbean-stud: unknown option "pair-plus-pays" (known: bet-pays, progressive, progressive-pool, progressive-prizes, seats, void)`},
 		{poker.CaribbeanStud, map[string]string{"bet-pays": "pair=one"}, `poker: caribbean-stud: option bet-pays: pay table: pair pays "one", not a whole number from 0 to 1000000`},
 		{poker.ThreeCardPoker, map[string]string{"void": "x"}, `poker: three-card-poker: option void: "x" is not a seat number`},
 		{poker.GoPoker, map[string]string{"void": "dealer"}, `poker: go-poker: option void: "dealer" is not a seat number`},

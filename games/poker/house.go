@@ -44,6 +44,10 @@ const (
 	// progressive.DefaultTable).
 	OptProgressivePool   = "progressive-pool"
 	OptProgressivePrizes = "progressive-prizes"
+	// OptProgressive says who pays the progressive: "engine" (default: the round contract, with
+	// the pool's value in OptProgressivePool) or "controller" (a live table connected to a
+	// floor's controller: Outcome leaves the progressive bets out, Claims lists them).
+	OptProgressive = "progressive"
 )
 
 // Default pay tables (RULES.md §5).
@@ -95,6 +99,8 @@ type House struct {
 	progPool                             int64
 	progPoolSet                          bool
 	progPrizes                           progressive.Table
+	progController                       bool // a floor's controller pays the progressive (Claims)
+	claims                               []games.Claim
 
 	phase     housePhase
 	seats     []*houseSeat
@@ -117,7 +123,14 @@ type houseSeat struct {
 	replacementsRemaining int
 }
 
-var _ games.Engine = (*House)(nil)
+var (
+	_ games.Engine  = (*House)(nil)
+	_ games.Claimer = (*House)(nil)
+)
+
+// Claims returns the round's progressive bets with their hands, for a floor's controller
+// (OptProgressive "controller"), once Outcome has settled the rest of the round.
+func (h *House) Claims() []games.Claim { return h.claims }
 
 // NewHouse makes a house-banked poker engine for cfg.Game (one of HouseGames).
 func NewHouse(cfg games.Config) (*House, error) {
@@ -133,11 +146,11 @@ func NewHouse(cfg games.Config) (*House, error) {
 	known := []string{OptSeats, OptVoid}
 	switch cfg.Game {
 	case CaribbeanStud, DrawPoker:
-		known = append(known, OptBetPays, OptProgressivePool, OptProgressivePrizes)
+		known = append(known, OptBetPays, OptProgressivePool, OptProgressivePrizes, OptProgressive)
 	case ThreeCardPoker:
 		known = append(known, OptAnteBonus, OptPairPlusPays)
 	case GoPoker:
-		known = append(known, OptPays, OptMinPair, OptProgressivePool, OptProgressivePrizes)
+		known = append(known, OptPays, OptMinPair, OptProgressivePool, OptProgressivePrizes, OptProgressive)
 	}
 	o, err := newOptions(cfg.Game, cfg.Options, known...)
 	if err != nil {
@@ -184,6 +197,13 @@ func NewHouse(cfg games.Config) (*House, error) {
 		if h.progPrizes, err = progressive.ParseTable(s); err != nil {
 			return nil, fmt.Errorf("poker: %s: option %s: %w", cfg.Game, OptProgressivePrizes, err)
 		}
+	}
+	switch cfg.Options[OptProgressive] {
+	case "", "engine":
+	case "controller":
+		h.progController = true
+	default:
+		return nil, fmt.Errorf("poker: %s: option %s: %q, want engine or controller", cfg.Game, OptProgressive, cfg.Options[OptProgressive])
 	}
 	return h, nil
 }
@@ -259,7 +279,7 @@ func (h *House) Begin(bets []games.Bet) error {
 	}
 	*h = House{game: h.game, cfg: h.cfg, seatN: h.seatN, betPays: h.betPays, anteBonus: h.anteBonus, pairPlus: h.pairPlus,
 		goPays: h.goPays, minPair: h.minPair, void: h.void, progPool: h.progPool, progPoolSet: h.progPoolSet,
-		progPrizes: h.progPrizes, seats: seats, phase: phaseDeal}
+		progPrizes: h.progPrizes, progController: h.progController, seats: seats, phase: phaseDeal}
 	if len(seats) == 0 {
 		h.phase = phaseDone
 		return nil
@@ -695,7 +715,16 @@ func (h *House) Outcome() (*games.Outcome, error) {
 		}
 		o.Hands = append(o.Hands, hd)
 	}
-	if len(progBets) > 0 {
+	h.claims = nil
+	if len(progBets) > 0 && h.progController {
+		for _, b := range progBets {
+			c := games.Claim{Seat: b.Seat, Amount: b.Amount, Cards: b.Cards, Folded: b.Folded, Void: b.Void}
+			if !b.Void {
+				c.Category = h.category(b.Cards)
+			}
+			h.claims = append(h.claims, c)
+		}
+	} else if len(progBets) > 0 {
 		pays := h.progPrizes.Pay(h.progPool, progBets)
 		for _, p := range pays {
 			if p.Prize.Percent > 0 && !h.progPoolSet {

@@ -77,6 +77,7 @@ var crossings = []struct{ from, to, why string }{
 	{"shoe", "tablebus/journal", "Restore's Journal interface returns the journal's own steps (journal.Step)"},
 	{"shoe/shoetest", "games", "the simulated table runs a Machine with a game engine"},
 	{"shoe/shoetest", "tablebus", "the simulated table collects the events the Machine emits"},
+	{"shoe/shoetest", "games/progressive", "the simulated table answers its progressive claims as a floor's controller would, with the pool's prize table"},
 	{"tablebus", "games", "the wire types are tablebus's own, mapped from the games' types (bets, places, needs, hands, settlements) in tablebus/games.go alone (TestOnlyGamesGoImportsGames)"},
 	// Along the flow: a later layer reads what an earlier one hands it.
 	{"games/follow", "tablebus", "the loop that feeds an engine from the table's feed reads tablebus events"},

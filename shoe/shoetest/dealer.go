@@ -68,13 +68,17 @@ type Dealer struct {
 	// state (the chemin de fer bank); it sees the state the table last published.
 	Between func(r *rand.Rand, state map[string]any) *Action
 
-	state map[string]any // the game's state from the last round result or table action
+	state       map[string]any // the game's state from the last round result or table action
+	progressive bool           // the table takes progressive bets (its last progressive.link)
 }
 
 // Observe shows the dealer an event of the table (the state a game keeps across rounds).
 func (d *Dealer) Observe(e tablebus.Event) {
 	var detail any
 	switch e.Type {
+	case tablebus.ProgressiveLink:
+		d.progressive = e.State == tablebus.LinkOpen
+		return
 	case tablebus.RoundResult:
 		detail = e.Detail
 	case tablebus.TableAction:
@@ -140,6 +144,15 @@ func (d *Dealer) Next(g tablebus.Event) (Action, error) {
 		var bets []games.Bet
 		if d.Bettors != nil {
 			bets = d.Bettors(d.Rng)
+		}
+		if d.progressive {
+			// Half the boxes with an ante add the progressive, one $5 chip (seed 002: "fichas
+			// de $ 500" into the chip acceptor), while the table takes it (RULES.md §7).
+			for _, b := range bets {
+				if b.Spot == "ante" && d.Rng.IntN(2) == 0 {
+					bets = append(bets, games.Bet{Seat: b.Seat, Spot: "progressive", Amount: 500})
+				}
+			}
 		}
 		return Action{Kind: Bets, Bets: bets}, nil
 	case shoe.InRound.String():

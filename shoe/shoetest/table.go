@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/sabot-tables/sabot/games/progressive"
 	"github.com/sabot-tables/sabot/shoe"
 	"github.com/sabot-tables/sabot/shoe/card"
 	"github.com/sabot-tables/sabot/tablebus"
@@ -40,8 +41,13 @@ type Table struct {
 	// Journal, when set, receives each step: the input's journal form and its events.
 	Journal func(input []byte, evs []tablebus.Event) error
 
-	tray     []card.Card // the cards in the shuffler
-	stack    []Item      // the cards in the shoe, next first
+	// PoolValue is the main pool the simulated progressive controller pays from (its award's
+	// value, as a floor's controller would say it); the prizes are progressive.DefaultTable's.
+	PoolValue int64
+
+	claim    *tablebus.Event // a progressive.hand waiting for the simulated controller's award
+	tray     []card.Card     // the cards in the shuffler
+	stack    []Item          // the cards in the shoe, next first
 	discards []card.Card
 	inHand   card.Card // the card the dealer is holding after a misread
 	drawn    int
@@ -117,15 +123,48 @@ func (t *Table) step(in shoe.Input) ([]tablebus.Event, error) {
 			}
 		}
 		t.Dealer.Observe(e)
-		if e.Type == tablebus.Guide {
+		switch e.Type {
+		case tablebus.Guide:
 			t.last = e
+		case tablebus.ProgressiveHand:
+			c := e
+			t.claim = &c
+		case tablebus.ProgressiveAward, tablebus.RoundVoided:
+			t.claim = nil
 		}
 	}
 	t.Clock = t.Clock.Add(t.Tick)
 	return evs, nil
 }
 
+// OpenProgressive tells the machine its progressive controller is online: the dealer then
+// offers the progressive, and the table answers each round's claims as a controller would.
+func (t *Table) OpenProgressive() error {
+	_, err := t.step(shoe.ProgressiveLink{Open: true, Time: t.Clock})
+	return err
+}
+
+// award answers the round's progressive.hand as a floor's controller would: the prizes of
+// progressive.DefaultTable from a main pool holding PoolValue.
+func (t *Table) award() ([]tablebus.Event, error) {
+	h := *t.claim
+	t.claim = nil
+	var bets []progressive.Bet
+	for _, c := range h.Claims {
+		bets = append(bets, progressive.Bet{Seat: c.Seat, Amount: c.Amount, Cards: c.Cards, Folded: c.Folded, Void: c.Void})
+	}
+	a := tablebus.Award{V: tablebus.SchemaVersion, Controller: "progressive.sim", Pool: h.Pool, Table: t.M.Table(), Round: h.Round,
+		Ref: h.Seq, OK: true, Value: t.PoolValue, TS: t.Clock}
+	for _, p := range progressive.DefaultTable().Pay(t.PoolValue, bets) {
+		a.Payouts = append(a.Payouts, tablebus.PrizePaid{Seat: p.Seat, Kind: p.Kind, Category: p.Category.String(), Prize: p.Prize.String(), Amount: p.Amount})
+	}
+	return t.step(shoe.ProgressiveAward{Award: a, Time: t.Clock})
+}
+
 func (t *Table) act() ([]tablebus.Event, error) {
+	if t.claim != nil && t.M.AwaitingAward() != 0 && t.M.Held() == "" {
+		return t.award()
+	}
 	a, err := t.Dealer.Next(t.last)
 	if err != nil {
 		return nil, err

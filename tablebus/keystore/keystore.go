@@ -85,37 +85,69 @@ const (
 	DevKeyring    = "keyring.json"
 	DevDealer     = "dealer.dev.key"
 	DevSupervisor = "supervisor.dev.key"
+	// DevProgressive is the development progressive controller's key (progressive.dev).
+	DevProgressive = "progressive.dev.key"
 )
 
 // TableKeyFile is the file name of a table's key in a keystore directory.
 func TableKeyFile(table string) string { return "table-" + table + ".key" }
 
 // Dev returns the table's signer and a keyring from dir, making what is missing: a
-// development root, the table's key, a dealer's and a supervisor's key, and a keyring (signed
+// development root, the table's key, a dealer's, a supervisor's and a progressive controller's key, and a keyring (signed
 // by the development root) that lists every table key in dir. `make run` and the tests use
 // it; a site uses Load with keys made by `sabot keys`.
 func Dev(dir, table string) (*tablebus.Signer, *tablebus.Keyring, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := tablebus.ValidTable(table); err != nil {
 		return nil, nil, fmt.Errorf("keystore: %w", err)
+	}
+	s, _, kr, err := dev(dir, table)
+	return s, kr, err
+}
+
+// DevProgressiveName is the development progressive controller's id.
+const DevProgressiveName = "progressive.dev"
+
+// DevController returns the development progressive controller's signer (DevProgressive) and
+// the development keyring, made as Dev makes it, listing every table key in dir.
+func DevController(dir string) (*tablebus.Signer, *tablebus.Keyring, error) {
+	_, p, kr, err := dev(dir, "")
+	return p, kr, err
+}
+
+func dev(dir, table string) (*tablebus.Signer, *tablebus.Signer, *tablebus.Keyring, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, nil, nil, fmt.Errorf("keystore: %w", err)
 	}
 	root, err := loadOrMake(filepath.Join(dir, DevRoot))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if _, err := os.Stat(filepath.Join(dir, DevRootPub)); err != nil {
 		if err := tablebus.WritePublicKey(filepath.Join(dir, DevRootPub), root.Public().(ed25519.PublicKey)); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
-	priv, err := loadOrMake(filepath.Join(dir, TableKeyFile(table)))
-	if err != nil {
-		return nil, nil, err
+	var signer *tablebus.Signer
+	if table != "" {
+		priv, err := loadOrMake(filepath.Join(dir, TableKeyFile(table)))
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		signer = tablebus.NewSigner(priv)
 	}
-	signer := tablebus.NewSigner(priv)
 	rootPub := root.Public().(ed25519.PublicKey)
+	prog, err := loadOrMake(filepath.Join(dir, DevProgressive))
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	if kr, err := ReadKeyring(filepath.Join(dir, DevKeyring), rootPub); err == nil {
-		if _, err := kr.TableKey(signer.KeyID(), table, time.Now()); err == nil {
-			return signer, kr, nil
+		var terr error
+		if signer != nil {
+			_, terr = kr.TableKey(signer.KeyID(), table, time.Now())
+		}
+		_, perr := kr.ProgressiveKey(tablebus.NewSigner(prog).KeyID(), time.Now())
+		if terr == nil && perr == nil {
+			return signer, tablebus.NewSigner(prog), kr, nil
 		}
 	}
 	// List every key in dir in a new keyring.
@@ -127,14 +159,14 @@ func Dev(dir, table string) (*tablebus.Signer, *tablebus.Keyring, error) {
 	var keys []tablebus.KeyEntry
 	files, err := filepath.Glob(filepath.Join(dir, "table-*.key"))
 	if err != nil {
-		return nil, nil, fmt.Errorf("keystore: %w", err)
+		return nil, nil, nil, fmt.Errorf("keystore: %w", err)
 	}
 	sort.Strings(files)
 	for _, f := range files {
 		t := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "table-"), ".key")
 		p, err := tablebus.ReadPrivateKey(f)
 		if err != nil {
-			return nil, nil, fmt.Errorf("keystore: %w", err)
+			return nil, nil, nil, fmt.Errorf("keystore: %w", err)
 		}
 		pub := p.Public().(ed25519.PublicKey)
 		keys = append(keys, tablebus.KeyEntry{Kid: tablebus.KeyIDOf(pub), Pub: tablebus.EncodePub(pub), Use: tablebus.UseEvents, Table: t, NotBefore: epoch})
@@ -142,19 +174,21 @@ func Dev(dir, table string) (*tablebus.Signer, *tablebus.Keyring, error) {
 	for _, c := range []struct{ file, role, name string }{{DevDealer, tablebus.RoleDealer, "dealer.dev"}, {DevSupervisor, tablebus.RoleSupervisor, "supervisor.dev"}} {
 		p, err := loadOrMake(filepath.Join(dir, c.file))
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		pub := p.Public().(ed25519.PublicKey)
 		keys = append(keys, tablebus.KeyEntry{Kid: tablebus.KeyIDOf(pub), Pub: tablebus.EncodePub(pub), Use: tablebus.UseCommands, Table: "*", Role: c.role, Name: c.name, NotBefore: epoch})
 	}
+	ppub := prog.Public().(ed25519.PublicKey)
+	keys = append(keys, tablebus.KeyEntry{Kid: tablebus.KeyIDOf(ppub), Pub: tablebus.EncodePub(ppub), Use: tablebus.UseProgressive, Table: "*", Name: DevProgressiveName, NotBefore: epoch})
 	kr, err := tablebus.SignKeyring(tablebus.Keyring{Version: version, Issued: time.Now().UTC().Truncate(time.Second), Keys: keys}, root)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := WriteKeyring(filepath.Join(dir, DevKeyring), kr); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return signer, kr, nil
+	return signer, tablebus.NewSigner(prog), kr, nil
 }
 
 // loadOrMake reads a private key, or makes it if the file does not exist (two processes making
