@@ -819,6 +819,24 @@ func (l *Ledger) Booking(ctx context.Context, table string, round uint64, kind s
 	return *b, true, nil
 }
 
+// PoolNames returns the pools the database holds, by name.
+func (l *Ledger) PoolNames(ctx context.Context) ([]string, error) {
+	rows, err := l.db.QueryContext(ctx, "SELECT pool FROM pools ORDER BY pool")
+	if err != nil {
+		return nil, fmt.Errorf("ledger: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return nil, fmt.Errorf("ledger: %w", err)
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
 // Meter returns a pool's meter as last committed.
 func (l *Ledger) Meter(ctx context.Context, pool string) (Meter, error) {
 	var s string
