@@ -248,7 +248,7 @@ func newControllerMetrics() *controllerMetrics {
 		booked: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "sabot", Subsystem: "progressive", Name: "bookings_total",
 			Help: "Events booked, by pool and kind (bets, hands, void)."}, []string{"pool", "kind"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: "sabot", Subsystem: "progressive", Name: "booking_latency_seconds",
-			Help: "From an event's arrival at the controller to its booking committed (the ordering window included).",
+			Help:    "From an event's arrival at the controller to its booking committed (the ordering window included).",
 			Buckets: prometheus.ExponentialBuckets(0.005, 2, 12)}, []string{"pool"}),
 		alarms: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "sabot", Subsystem: "progressive", Name: "alarms_total",
 			Help: "Events refused with an alarm, by pool and code."}, []string{"pool", "code"}),
@@ -266,7 +266,9 @@ func (m *controllerMetrics) book(b progressive.Booking) {
 	}
 }
 
-func (m *controllerMetrics) alarm(a progressive.Alarm) { m.alarms.WithLabelValues(a.Pool, a.Code).Inc() }
+func (m *controllerMetrics) alarm(a progressive.Alarm) {
+	m.alarms.WithLabelValues(a.Pool, a.Code).Inc()
+}
 
 func progressiveVerify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("progressive verify", "--db DB", stderr)
