@@ -425,7 +425,7 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer client.Close()
-	ops, err := newOps(ctx, opsDeps{o: o, log: log, j: j, ob: ob, loop: loop, devs: devs, client: client, session: session})
+	ops, err := newOps(ctx, opsDeps{o: o, log: log, j: j, ob: ob, loop: loop, devs: devs, client: client, session: session, eng: eng})
 	if err != nil {
 		return err
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/sabot-tables/sabot/cmd/internal/floor"
 	"github.com/sabot-tables/sabot/cmd/internal/metrics"
 	"github.com/sabot-tables/sabot/cmd/internal/sdnotify"
+	"github.com/sabot-tables/sabot/games"
 	"github.com/sabot-tables/sabot/shoe"
 	"github.com/sabot-tables/sabot/tablebus"
 	"github.com/sabot-tables/sabot/tablebus/journal"
@@ -153,6 +154,7 @@ type opsDeps struct {
 	devs    *devices
 	client  *mqttbus.Client
 	session uint64
+	eng     games.Engine // the table's game, for what the view knows beyond the feed
 }
 
 // newOps sets up the operations side before the loops start: it wraps the loop's shuffler so
@@ -181,6 +183,11 @@ func newOps(ctx context.Context, d opsDeps) (*ops, error) {
 	metrics.QueueDepth(reg, o.table, func() float64 { return float64(d.ob.LastSeq() - d.ob.Published()) })
 
 	p.floor = floor.New(floor.Options{Logger: p.log})
+	if c, ok := tableConfig(d.eng); ok {
+		if err := p.floor.Configure(o.table, c); err != nil {
+			return nil, err
+		}
+	}
 	p.diag = newDiag(d, p.wd, p.floor, p.met)
 	p.wd.OnPing = p.met.WatchdogPing
 	p.wd.OnStall = func(name, why string, stalled bool) {

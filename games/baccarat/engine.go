@@ -67,6 +67,10 @@ const (
 	// banker-dragon), either-pair, perfect-pair; "none" for none. Default: the pay table's
 	// own (DefaultSideBets).
 	OptSideBets = "side-bets"
+	// OptHeavySideBet is for surveillance, not for play: the least side bet, in percent of the
+	// seat's player and banker stakes in the coup, that the live odds report when the side bet
+	// favours the player ("50%"; default: the view's, 50%). See cmd/internal/floor.
+	OptHeavySideBet = "heavy-side-bet"
 )
 
 // SeedLimits returns the limits of one of seed 003's ranges ("1-100", "5-500", "25-1000"), in
@@ -112,6 +116,7 @@ type Engine struct {
 	tieWith int64 // OptTieMinWithBet, 0 when unset
 	table   PayTable
 	sides   []string // OptSideBets
+	heavy   int      // OptHeavySideBet, percent; 0 when unset
 
 	begun          bool
 	bets           []games.Bet
@@ -166,6 +171,12 @@ func New(cfg games.Config) (*Engine, error) {
 				return nil, fmt.Errorf("baccarat: option %s: %q is not a positive number of cents", k, val)
 			}
 			e.tieWith = n
+		case OptHeavySideBet:
+			n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(val), "%"))
+			if err != nil || n <= 0 || n > 100_000 {
+				return nil, fmt.Errorf("baccarat: option %s: %q is not a percentage from 1%% to 100000%%", k, val)
+			}
+			e.heavy = n
 		case OptPayTable, OptSideBets:
 			if v == CheminDeFer {
 				return nil, fmt.Errorf("baccarat: option %q is not for chemin-de-fer: the punters bet only against the bank (RULES.md §2)", k)
@@ -222,6 +233,10 @@ func (e *Engine) Variant() Variant { return e.v }
 
 // PayTable returns the table's pay table (OptPayTable).
 func (e *Engine) PayTable() PayTable { return e.table }
+
+// HeavySideBet returns option OptHeavySideBet in percent, or 0 when the table leaves it to the
+// view.
+func (e *Engine) HeavySideBet() int { return e.heavy }
 
 // Spots returns the spots the table takes bets on, in layout order.
 func (e *Engine) Spots() []string { return e.spots() }

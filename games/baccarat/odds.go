@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+
+	"github.com/sabot-tables/sabot/shoe/card"
 )
 
 // Line is one way a bet is settled, with its exact chance: Count of the Den equally likely
@@ -193,4 +195,21 @@ func (x *Exact) Edges() []Edge {
 		out = append(out, Edge{Bet: b.Spot, Pays: pays, Edge: e, Percent: b.Edge})
 	}
 	return out
+}
+
+// LiveOdds is every bet's exact figures for the cards left in a shoe, cs, card by card (the
+// surveillance view's live odds, issue 20): ExactCards, then Odds.
+func LiveOdds(cs card.Counts, v Variant, t PayTable, spots []string) ([]BetOdds, error) {
+	x, err := ExactCards(cs)
+	if err != nil {
+		return nil, err
+	}
+	return x.Odds(v, t, spots), nil
+}
+
+// AllSpots returns every spot of the family's punto banco layout and every side bet's, in
+// layout order: what a view that does not know a table's options prices.
+func AllSpots() []string {
+	return append([]string{SpotPlayer, SpotBanker, SpotTie, SpotPlayerPair, SpotBankerPair},
+		sideSpots([]string{SpotDragon7, SpotPanda8, SpotLucky6, SideDragonBonus, SpotEitherPair, SpotPerfectPair})...)
 }

@@ -62,7 +62,7 @@ func (k Kind) Title() string {
 
 func (k Kind) severity() Severity {
 	switch k {
-	case KindMisread, KindFeed, KindDevice:
+	case KindMisread, KindFeed, KindDevice, KindAdvantage:
 		return Warning
 	}
 	return Critical

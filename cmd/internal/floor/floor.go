@@ -58,8 +58,9 @@ type DeviceReport struct {
 // Floor is the live model of every table a view follows, with the alert strip. Its methods are
 // safe for concurrent use.
 type Floor struct {
-	log *slog.Logger
-	now func() time.Time
+	log   *slog.Logger
+	now   func() time.Time
+	heavy int // Options.HeavySideBet
 
 	mu        sync.Mutex
 	tables    map[string]*table
@@ -74,6 +75,9 @@ type Floor struct {
 type Options struct {
 	Logger *slog.Logger
 	Now    func() time.Time // default time.Now
+	// HeavySideBet is the live odds' heavy side bet, in percent of the seat's player and
+	// banker stakes, for the tables not configured otherwise; 0: DefaultHeavySideBet.
+	HeavySideBet int
 }
 
 // New returns an empty floor.
@@ -84,13 +88,14 @@ func New(o Options) *Floor {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Floor{log: o.Logger, now: o.Now, tables: map[string]*table{}, changed: make(chan struct{})}
+	return &Floor{log: o.Logger, now: o.Now, heavy: o.HeavySideBet, tables: map[string]*table{}, changed: make(chan struct{})}
 }
 
 func (f *Floor) table(id string) *table {
 	t, ok := f.tables[id]
 	if !ok {
 		t = newTable(id)
+		t.odds.heavyDefault = f.heavy
 		f.tables[id] = t
 	}
 	return t

@@ -99,6 +99,7 @@ type TableView struct {
 	Round     *RoundView       `json:"round,omitempty"`
 	Recent    []Outcome        `json:"recent"` // newest last
 	Roads     *scoreboard.View `json:"roads,omitempty"`
+	Odds      *OddsView        `json:"odds,omitempty"` // baccarat: the live odds (odds.go), replaced after each coup
 	Devices   []Device         `json:"devices,omitempty"`
 	Version   uint64           `json:"version"`
 }
@@ -110,6 +111,7 @@ const recentMax = 40
 type table struct {
 	v     TableView
 	board *scoreboard.Board // baccarat family only
+	odds  oddsState         // baccarat family only (odds.go)
 }
 
 func newTable(id string) *table {
@@ -379,6 +381,7 @@ func (t *table) apply(e tablebus.Event) (alerts []Alert, resolved [][2]string) {
 		t.device(Device{Name: e.Device, State: e.State, Detail: e.Problem, Since: e.TS})
 	}
 	s.Left = max(0, s.Total-s.Out)
+	alerts = append(alerts, t.observeOdds(e)...)
 	if e.Type == tablebus.CardDealt && e.Pos > 0 {
 		// A card from the shoe is the reading shoe working.
 		for i := range t.v.Devices {

@@ -182,8 +182,9 @@ function lowerHTML(t) {
     const cls = o.voided ? 'voided' : (['banker', 'player', 'tie'].includes(o.result) ? o.result : '');
     return `<span class="chip ${cls}" title="${esc('round ' + o.round + ': ' + o.summary + (o.voided ? '' : ' · players ' + signed(o.net)))}">${esc(t.roads && !o.voided ? o.summary.split(' · ').slice(1).map((x) => x.split(' ').pop()).join('–') : '#' + o.round + ' ' + o.result)}</span>`;
   }).join('');
-  if (!roads && !recent) return '';
-  return `<div class="lower">${roads}<div class="road-block"><span class="cap">Last results</span><div class="recent">${recent || '<span class="chip">none yet</span>'}</div></div></div>`;
+  const odds = typeof oddsHTML === 'function' ? oddsHTML(t) : '';
+  if (!roads && !recent && !odds) return '';
+  return `<div class="lower">${roads}<div class="road-block"><span class="cap">Last results</span><div class="recent">${recent || '<span class="chip">none yet</span>'}</div></div>${odds}</div>`;
 }
 
 function devicesHTML(t) {
