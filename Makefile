@@ -19,8 +19,20 @@ deps: ## install the Debian packages that are missing (needs root or sudo)
 build: deps ## build bin/sabotd and bin/sabot
 	$(GO) build -o bin/ ./cmd/...
 
+# The progressive games (RULES.md §7) run with a development progressive controller on SQLite.
+PROGRESSIVE_GAMES := caribbean-stud draw-poker go-poker
+
 run: build ## a whole simulated table: embedded broker on 127.0.0.1:1883, simulated devices, live feed
+ifneq ($(filter $(GAME),$(PROGRESSIVE_GAMES)),)
+	@mkdir -p var/keys
+	bin/sabot progressive serve --dev-table $(TABLE) --dev-keys var/keys --db var/progressive.db \
+	  --mqtt tcp://127.0.0.1:1883 >var/progressive.log 2>&1 & pid=$$!; \
+	  trap "kill $$pid 2>/dev/null" EXIT; \
+	  bin/sabotd --sim --table $(TABLE) --game $(GAME) --http $(HTTP) --progressive-pool arica \
+	    --require-ack progressive.dev $(RUNFLAGS)
+else
 	bin/sabotd --sim --table $(TABLE) --game $(GAME) --http $(HTTP) $(RUNFLAGS)
+endif
 
 test: deps ## the whole test suite (what CI runs)
 	$(GO) vet ./...

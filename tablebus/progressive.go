@@ -21,9 +21,9 @@ import (
 // under its own tree, every message sealed (unchained) with its key from the keyring (use
 // "progressive") under DomainProgressive:
 //
-//	sabot/v1/progressive/<pool>/status   retained: the controller serving the pool, online or
+//	sabot/v1/progressive/status/<pool>   retained: the controller serving the pool, online or
 //	                                     offline (its MQTT last will)
-//	sabot/v1/progressive/<pool>/meter    retained: the pool's meter (ProgressiveMeter)
+//	sabot/v1/progressive/meter/<pool>    retained: the pool's meter (ProgressiveMeter)
 //	sabot/v1/<table>/progressive/award   retained: the table's latest award (ProgressiveAward)
 //
 // The award is retained per table because a table has one round at a time awaiting it: a table
@@ -49,7 +49,7 @@ const DomainProgressive Domain = "sabot/v1 progressive"
 // UseProgressive is a progressive controller's key in a keyring (Table "*", Name its id).
 const UseProgressive = "progressive"
 
-// ProgressiveRoot is the controller's tree: sabot/v1/progressive/<pool>/…. No table may be
+// ProgressiveRoot is the controller's tree: sabot/v1/progressive/…/<pool>. No table may be
 // called "progressive" (ValidTable).
 const ProgressiveRoot = Root + "/progressive"
 
@@ -57,10 +57,10 @@ const ProgressiveRoot = Root + "/progressive"
 type PoolTopics struct{ Pool string }
 
 // Status is the controller's retained birth/death for the pool.
-func (p PoolTopics) Status() string { return ProgressiveRoot + "/" + p.Pool + "/status" }
+func (p PoolTopics) Status() string { return ProgressiveRoot + "/status/" + p.Pool }
 
 // Meter is the pool's retained meter.
-func (p PoolTopics) Meter() string { return ProgressiveRoot + "/" + p.Pool + "/meter" }
+func (p PoolTopics) Meter() string { return ProgressiveRoot + "/meter/" + p.Pool }
 
 // Award is where the controller answers table's progressive events, retained.
 func (t Topics) Award() string { return Root + "/" + t.Table + "/progressive/award" }

@@ -61,11 +61,12 @@ func keysNew(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Wr
 
 // keysEntry prints a keyring entry for a public key, one JSON line, for `keys sign`.
 func keysEntry(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlags("keys entry", "--pub FILE.pub (--table T | --role dealer|supervisor --name NAME [--table T|*]) [--not-before T] [--not-after T]", stderr)
+	fs := newFlags("keys entry", "--pub FILE.pub (--table T | --role dealer|supervisor --name NAME [--table T|*] | --controller ID) [--not-before T] [--not-after T]", stderr)
 	pubPath := fs.String("pub", "", "the public key (keys new wrote it)")
 	table := fs.String("table", "", "a table daemon's key: its table; a command key: the table it may command (default *, every table)")
 	role := fs.String("role", "", "a command key: dealer or supervisor")
 	name := fs.String("name", "", "a command key: who holds it (recorded with manual cards and voids), e.g. dealer.D7")
+	controller := fs.String("controller", "", "a progressive controller's key: its id, e.g. progressive.P1 (sabot progressive serve)")
 	nb := fs.String("not-before", "", "valid from (RFC 3339; default now)")
 	na := fs.String("not-after", "", "valid until (RFC 3339; default: until revoked)")
 	if err := parseFlags(fs, args); err != nil {
@@ -80,7 +81,12 @@ func keysEntry(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 		return err
 	}
 	e := tablebus.KeyEntry{Kid: tablebus.KeyIDOf(pub), Pub: tablebus.EncodePub(pub), Table: *table, NotBefore: time.Now().UTC().Truncate(time.Second)}
-	if *role == "" {
+	if *controller != "" {
+		if err := tablebus.ValidConsumer(*controller); err != nil {
+			return fmt.Errorf("keys entry: --controller: %w", err)
+		}
+		e.Use, e.Table, e.Name = tablebus.UseProgressive, "*", *controller
+	} else if *role == "" {
 		e.Use = tablebus.UseEvents
 		if err := tablebus.ValidTable(*table); err != nil {
 			return fmt.Errorf("keys entry: a table key needs --table: %w", err)

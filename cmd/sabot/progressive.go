@@ -130,6 +130,15 @@ func progressiveServe(ctx context.Context, args []string, stdout, stderr io.Writ
 			return err
 		}
 		log.Warn("signing with the development controller key (not for a casino floor)", "dir", *devKeys, "kid", signer.KeyID())
+		if *user == "" && os.Getenv("SABOT_MQTT_PASSWORD") == "" {
+			// The account a daemon's embedded broker gives the development controller.
+			pw, err := keystore.DevControllerPassword(*devKeys)
+			if err != nil {
+				return err
+			}
+			*user = keystore.DevProgressiveName
+			os.Setenv("SABOT_MQTT_PASSWORD", pw)
+		}
 	case *keyPath != "" && *krPath != "" && *rootPath != "":
 		if root, err = tablebus.ReadPublicKey(*rootPath); err != nil {
 			return err

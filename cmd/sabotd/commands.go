@@ -456,6 +456,7 @@ func embeddedBroker(o *options, log *slog.Logger) (*broker.Broker, error) {
 		return nil, err
 	}
 	accts = append(accts, broker.Account{Account: access.Account{Name: o.table, Role: access.Table}, Hash: hash})
+	accts = append(accts, o.devAccounts...)
 	var anon []access.Role
 	if o.brokerAnon != "" && o.brokerAnon != "none" {
 		for _, name := range strings.Split(o.brokerAnon, ",") {

@@ -33,7 +33,10 @@ import (
 	"github.com/sabot-tables/sabot/games/catalog"
 	"github.com/sabot-tables/sabot/shoe"
 	"github.com/sabot-tables/sabot/tablebus"
+	"github.com/sabot-tables/sabot/tablebus/access"
+	"github.com/sabot-tables/sabot/tablebus/broker"
 	"github.com/sabot-tables/sabot/tablebus/journal"
+	"github.com/sabot-tables/sabot/tablebus/keystore"
 	"github.com/sabot-tables/sabot/tablebus/mqttbus"
 	"github.com/sabot-tables/sabot/tablebus/outbox"
 )
@@ -139,6 +142,9 @@ type options struct {
 	brokerDir     string
 	brokerAnon    string
 	jopt          journalOptions // the journal's start-up check (startcheck.go)
+	progPool      string
+	progWait      time.Duration
+	devAccounts   []broker.Account // the embedded broker's development accounts (the progressive controller's)
 }
 
 func parseOptions(args []string, stderr io.Writer) (*options, error) {
@@ -188,6 +194,8 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.root, "root", "", "the root's public key: the keyring must be signed by it")
 	fs.StringVar(&o.requireAck, "require-ack", "", "consumers whose acknowledgements decide where publishing starts after a restart, e.g. engine.E1,surveillance.S1")
 	fs.StringVar(&o.brokerDir, "broker-dir", "", "embedded broker: the accounts of sabot broker-config (accounts, passwd)")
+	fs.StringVar(&o.progPool, "progressive-pool", "", "the progressive pool this table's progressive bets feed, at the floor's controller (sabot progressive serve; caribbean-stud, draw-poker, go-poker)")
+	fs.DurationVar(&o.progWait, "progressive-wait", 10*time.Second, "how long a round waits for the progressive controller's award before it is held for a supervisor")
 	fs.StringVar(&o.brokerAnon, "broker-anonymous", "surveillance,dealer", "embedded broker: the roles of clients without an account, comma-separated (none, surveillance, engine, display, dealer)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -337,6 +345,15 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 	}
+	if o.progPool != "" {
+		if !progressiveGames[o.game] {
+			return fmt.Errorf("--progressive-pool: %s has no progressive side bet (RULES.md §7: caribbean-stud, draw-poker, go-poker)", o.game)
+		}
+		if o.options.m == nil {
+			o.options.m = map[string]string{}
+		}
+		o.options.m["progressive"] = "controller" // the controller pays it, not the engine
+	}
 	eng, err := catalog.New(games.Config{Game: o.game, Rules: o.rules, Decks: proc.Decks, Limits: limits, Options: o.options.m})
 	if err != nil {
 		return err
@@ -359,7 +376,7 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	j, session := sj.j, sj.session
 	defer j.Close()
-	m, err := restore(ctx, j, proc, eng, o.table)
+	m, err := restore(ctx, j, proc, eng, o.table, o.progPool)
 	if err != nil {
 		return err
 	}
@@ -378,6 +395,18 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 	// The broker: a site's, or the embedded one.
 	url := o.mqtt
+	if url == "" && o.progPool != "" && o.key == "" {
+		// make run: the development controller's account on the embedded broker.
+		pw, err := keystore.DevControllerPassword(filepath.Join(filepath.Dir(o.journal), "keys"))
+		if err != nil {
+			return err
+		}
+		hash, err := access.HashPassword(pw)
+		if err != nil {
+			return err
+		}
+		o.devAccounts = append(o.devAccounts, broker.Account{Account: access.Account{Name: keystore.DevProgressiveName, Role: access.Progressive}, Hash: hash})
+	}
 	if url == "" {
 		b, err := embeddedBroker(o, log)
 		if err != nil {
@@ -449,6 +478,11 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	g.Go(func() error { return ob.Run(gctx, client) })
 	g.Go(func() error { return serveCommands(gctx, client, topics, loop, guard, ob, log) })
+	if o.progPool != "" {
+		link := &progressiveLink{pool: o.progPool, table: o.table, kr: kr, loop: loop, obs: ob.Observe(), wait: o.progWait,
+			log: log.With("progressive", o.progPool), onMeter: ops.meter}
+		g.Go(func() error { return link.run(gctx, client) })
+	}
 	g.Go(func() error { probeBus(gctx, ob, client, log); return nil })
 	g.Go(func() error { watchKeys(gctx, o, root, ob, guard, log); return nil })
 	g.Go(func() error { return devs.readShoe(gctx, loop, log) })
@@ -498,8 +532,8 @@ var errDone = errors.New("simulation done")
 
 // restore builds the table's machine and, if the journal holds a shoe that has not ended,
 // replays it so that the daemon stands where it stood: same shoe, same round, same engine state.
-func restore(ctx context.Context, j *journal.Journal, proc shoe.Procedure, eng games.Engine, table string) (*shoe.Machine, error) {
-	m, err := shoe.Restore(ctx, j, shoe.Config{Proc: proc, Engine: eng, Table: table, Manage: catalog.Manage})
+func restore(ctx context.Context, j *journal.Journal, proc shoe.Procedure, eng games.Engine, table, pool string) (*shoe.Machine, error) {
+	m, err := shoe.Restore(ctx, j, shoe.Config{Proc: proc, Engine: eng, Table: table, Manage: catalog.Manage, Progressive: pool})
 	if err != nil {
 		return nil, fmt.Errorf("%w (journal %s)", err, j.Path())
 	}

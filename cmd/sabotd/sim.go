@@ -118,6 +118,7 @@ func (t *simTable) Close() {
 func (t *simTable) deal(ctx context.Context, ob *outbox.Observer, loop *shoe.Loop, o *options, log *slog.Logger) error {
 	log = log.With("sim", "dealer")
 	shoes := 0
+	drawing := false // a card drawn and not yet seen on the feed: the dealer does not draw again
 	for {
 		e, err := ob.Next(ctx)
 		if err != nil {
@@ -132,6 +133,10 @@ func (t *simTable) deal(ctx context.Context, ob *outbox.Observer, loop *shoe.Loo
 			log.Error("SIM: WRONG READ", "drawn", t.lastCard.String(), "read", e.Card.String(), "seq", e.Seq)
 		}
 		t.dealer.Observe(e)
+		switch e.Type {
+		case tablebus.CardDealt, tablebus.Burn, tablebus.Fault, tablebus.CutCardReached, tablebus.ShoeEnded:
+			drawing = false
+		}
 		if e.Type != tablebus.Guide {
 			continue
 		}
@@ -143,9 +148,12 @@ func (t *simTable) deal(ctx context.Context, ob *outbox.Observer, loop *shoe.Loo
 		if err != nil {
 			return err
 		}
-		if a.Kind == shoetest.Wait {
+		if a.Kind == shoetest.Wait || a.Kind == shoetest.Draw && drawing {
+			// A guidance that repeats the need of a card already drawn (an input that changed
+			// nothing of the round, such as the progressive controller's status, says it again).
 			continue
 		}
+		drawing = a.Kind == shoetest.Draw
 		select {
 		case <-ctx.Done():
 			return nil

@@ -355,3 +355,10 @@ func (p *ops) stopping() {
 	}
 	p.notify.Notify(sdnotify.Stopping, sdnotify.Status("stopping: halting the devices"))
 }
+
+// meter shows a progressive pool's meter on the web view.
+func (p *ops) meter(m tablebus.Meter) {
+	if p.floor != nil {
+		p.floor.Apply(floor.Delivery{Meter: &m})
+	}
+}

@@ -12,6 +12,12 @@
 //	surveillance  surveillance.<name>                          read everything; write ack/ and replay/<account>
 //	display       display.<name>                               read public/… only; write replay/<account>
 //	dealer        dealer.<name>                                write cmd; read cmd/reply and public/…
+//	progressive   progressive.<name>                           read every secure/events and public/…;
+//	                                                           write progressive/…, every progressive/award,
+//	                                                           ack/<account>, replay/<account>
+//
+// Everyone but the progressive controller reads the pools' meters and statuses
+// (sabot/v1/progressive/meter/<pool>, …/status); a table also reads its own progressive/award.
 //
 // A table's grants are written for each table account (a mosquitto "user" section with its
 // topics), not as "pattern" lines: a pattern applies to every account, and would let a display
@@ -37,10 +43,11 @@ const (
 	Surveillance Role = "surveillance"
 	Display      Role = "display"
 	Dealer       Role = "dealer"
+	Progressive  Role = "progressive" // a floor's progressive controller (sabot progressive serve)
 )
 
 // Roles lists every role.
-var Roles = []Role{Table, Engine, Surveillance, Display, Dealer}
+var Roles = []Role{Table, Engine, Surveillance, Display, Dealer, Progressive}
 
 // Access is what a grant allows.
 type Access int
@@ -79,10 +86,27 @@ var pattern = []Grant{
 	{tablebus.Root + "/%u/secure/probe", Read},
 	{tablebus.Root + "/%u/public/probe", Read},
 	{tablebus.Root + "/%u/public/status", Read}, // its own retained status, which the journal's start-up check reads
+	{tablebus.Root + "/%u/progressive/award", Read},
+	{tablebus.ProgressiveRoot + "/status/+", Read},
+	{tablebus.ProgressiveRoot + "/meter/+", Read},
+}
+
+// poolsRead are the pools' meters and statuses, which the engines, displays and dealers read.
+var poolsRead = []Grant{
+	{tablebus.ProgressiveRoot + "/status/+", Read},
+	{tablebus.ProgressiveRoot + "/meter/+", Read},
 }
 
 // roleGrants are each role's own grants ("user" sections in mosquitto).
 var roleGrants = map[Role][]Grant{
+	Progressive: {
+		{tablebus.Root + "/+/secure/events", Read},
+		{tablebus.Root + "/+/public/#", Read},
+		{tablebus.ProgressiveRoot + "/#", ReadWrite},
+		{tablebus.Root + "/+/progressive/award", ReadWrite},
+		{tablebus.Root + "/+/ack/%u", Write},
+		{tablebus.Root + "/+/replay/%u", Write},
+	},
 	Engine: {
 		{tablebus.Root + "/+/secure/events", Read},
 		{tablebus.Root + "/+/public/#", Read},
@@ -121,7 +145,7 @@ func (a Account) Check() error {
 			return fmt.Errorf("access: %w", err)
 		}
 		return nil
-	case Engine, Surveillance, Display, Dealer:
+	case Engine, Surveillance, Display, Dealer, Progressive:
 		if err := tablebus.ValidConsumer(a.Name); err != nil {
 			return fmt.Errorf("access: %w", err)
 		}
@@ -156,6 +180,9 @@ func (a Account) Grants() []Grant {
 		sub(pattern)
 	}
 	sub(roleGrants[a.Role])
+	if a.Role == Engine || a.Role == Display || a.Role == Dealer {
+		sub(poolsRead)
+	}
 	return out
 }
 

@@ -16,6 +16,9 @@ package keystore
 import (
 	"context"
 	"crypto/ed25519"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -271,4 +274,17 @@ func Watch(ctx context.Context, keyPath, keyringPath string, root ed25519.Public
 			}
 		}
 	}
+}
+
+// DevControllerPassword is the development progressive controller's MQTT password on a
+// daemon's embedded broker (`make run`), derived from its development key in dir, so that the
+// daemon and `sabot progressive serve --dev-keys` agree on it with nothing carried between them.
+func DevControllerPassword(dir string) (string, error) {
+	priv, err := tablebus.ReadPrivateKey(filepath.Join(dir, DevProgressive))
+	if err != nil {
+		return "", fmt.Errorf("keystore: %w", err)
+	}
+	mac := hmac.New(sha256.New, priv.Seed())
+	mac.Write([]byte("sabot dev mqtt password"))
+	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil)[:18]), nil
 }

@@ -24,6 +24,7 @@ type Delivery struct {
 	Status  *tablebus.Status // a daemon's birth or death (the retained status, or its last will)
 	Devices *DeviceReport    // a daemon's report of its devices
 	Problem *Problem         // what the feed's consumer refused or noticed
+	Meter   *tablebus.Meter  // a progressive pool's meter (progressive.go)
 }
 
 // ProblemKind says what a feed's consumer found wrong.
@@ -68,7 +69,8 @@ type Floor struct {
 	version   uint64 // bumped at every change
 	alertsVer uint64 // the version of the last change to the alerts
 	link      *Problem
-	changed   chan struct{} // closed at the next change
+	meters    map[string]tablebus.Meter // the progressive pools' latest meters (progressive.go)
+	changed   chan struct{}             // closed at the next change
 }
 
 // Options configure a Floor.
@@ -160,6 +162,10 @@ func (f *Floor) apply(d Delivery, raise bool) []Alert {
 		for _, dev := range d.Devices.Devices {
 			t.device(dev)
 		}
+	case d.Meter != nil:
+		if !f.meter(*d.Meter) {
+			return nil
+		}
 	case d.Problem != nil:
 		p := *d.Problem
 		if p.At.IsZero() {
@@ -240,6 +246,8 @@ type Snapshot struct {
 	Alerts    []Alert     `json:"alerts"`
 	AlertsVer uint64      `json:"alerts_version"`
 	Link      *Problem    `json:"link,omitempty"` // the view's own feed is down
+	// Pools are the progressive pools' meters (RULES.md §7), by pool.
+	Pools []tablebus.Meter `json:"pools,omitempty"`
 }
 
 // Snapshot returns the floor as it is now; tables and alerts changed after version since only
@@ -254,6 +262,7 @@ func (f *Floor) Snapshot(since uint64) Snapshot {
 		}
 	}
 	sort.Slice(s.Tables, func(i, j int) bool { return s.Tables[i].Table < s.Tables[j].Table })
+	s.Pools = f.pools()
 	if since == 0 || f.alertsVer > since {
 		s.Alerts = f.book.list()
 	}

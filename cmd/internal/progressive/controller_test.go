@@ -100,7 +100,7 @@ func (f *floor) watch() {
 		f.awards[a.Table] = append(f.awards[a.Table], a)
 		f.mu.Unlock()
 	})
-	spy.Subscribe(ctx, tablebus.ProgressiveRoot+"/+/meter", 1, func(m mqttbus.Message) {
+	spy.Subscribe(ctx, tablebus.ProgressiveRoot+"/meter/+", 1, func(m mqttbus.Message) {
 		var mt tablebus.Meter
 		if _, err := tablebus.OpenProgressive(f.kr, m.Topic, m.Payload, &mt); err != nil {
 			f.t.Errorf("meter on %s: %v", m.Topic, err)
@@ -110,7 +110,7 @@ func (f *floor) watch() {
 		f.meters = append(f.meters, mt)
 		f.mu.Unlock()
 	})
-	spy.Subscribe(ctx, tablebus.ProgressiveRoot+"/+/status", 1, func(m mqttbus.Message) {
+	spy.Subscribe(ctx, tablebus.ProgressiveRoot+"/status/+", 1, func(m mqttbus.Message) {
 		var st tablebus.PoolStatus
 		if _, err := tablebus.OpenProgressive(f.kr, m.Topic, m.Payload, &st); err != nil {
 			f.t.Errorf("status on %s: %v", m.Topic, err)

@@ -276,7 +276,16 @@ function renderSummary() {
   $('#summary').innerHTML = `<span><b>${state.tables.size}</b> tables</span>` +
     `<span class="${held ? 'bad' : ''}"><b>${held}</b> held</span>` +
     `<span class="${offline ? 'bad' : ''}"><b>${offline}</b> offline</span>` +
-    `<span class="${crit ? 'bad' : ''}"><b>${open.length}</b> open alerts</span>`;
+    `<span class="${crit ? 'bad' : ''}"><b>${open.length}</b> open alerts</span>` +
+    (state.pools || []).map((p) => `<span class="pool" title="contributions ${money(p.contributions)}, ${p.hits} prizes paid${p.last_win ? ', last: ' + money(p.last_win.amount) + ' at ' + p.last_win.table : ''}">` +
+      `progressive ${esc(p.pool)} <b class="meter">${money(p.value)}</b></span>`).join('');
+}
+
+// money writes cents as dollars: 123456 → $1,234.56.
+function money(c) {
+  const s = Math.abs(c).toString().padStart(3, '0');
+  const whole = s.slice(0, -2).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return (c < 0 ? '-' : '') + '$' + whole + '.' + s.slice(-2);
 }
 
 async function ack(id, button) {
@@ -326,6 +335,7 @@ function applySnapshot(s, full) {
     renderAlerts();
   }
   state.link = s.link || null;
+  if (s.pools) state.pools = s.pools;
   renderBanner();
   renderSummary();
 }
