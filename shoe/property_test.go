@@ -129,13 +129,20 @@ func shoeInvariants(t *testing.T, game string, proc shoe.Procedure, evs []tableb
 // gameTable is a simulated table of game with the simulated dealer for it.
 func gameTable(t testing.TB, game string, seed uint64) *shoetest.Table {
 	t.Helper()
+	return configTable(t, games.Config{Game: game}, seed)
+}
+
+// configTable is gameTable for a table with options.
+func configTable(t testing.TB, cfg games.Config, seed uint64) *shoetest.Table {
+	t.Helper()
+	game := cfg.Game
 	ent, err := catalog.Lookup(game)
 	if err != nil {
 		t.Fatal(err)
 	}
 	fam, _ := shoe.ParseFamily(ent.Family)
 	proc, _ := shoe.ProcedureFor(fam, 0)
-	eng, err := catalog.New(games.Config{Game: game})
+	eng, err := catalog.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

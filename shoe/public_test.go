@@ -39,19 +39,27 @@ var leakRuns = []leakRun{
 //
 // It also checks that the public feed is a function of the secure payload alone: the public
 // form of the decoded secure payload is, byte for byte, the public payload.
+//
+// Squeeze baccarat (RULES.md §2 "Squeeze") is dealt too: there each squeezed card must stay off
+// the public feed until its own reveal, which must come before the coup's result, and while a
+// card waits for its reveal the public feed must not tell what the tableau will do next.
 func TestPublicFeedLeaksNoHiddenCard(t *testing.T) {
 	for _, run := range leakRuns {
-		for _, game := range catalog.Games() {
-			t.Run(run.name+"/"+game, func(t *testing.T) {
+		for _, lt := range leakTables() {
+			game := lt.cfg.Game
+			t.Run(run.name+"/"+lt.name, func(t *testing.T) {
 				t.Parallel()
 				n := run.shoes
 				if ent, _ := catalog.Lookup(game); ent.Family == "poker" {
 					n *= 10
 				}
-				evs := leakGame(t, game, run, n)
+				evs := leakConfig(t, lt.cfg, run, n)
 				st := checkNoLeak(t, evs)
 				if st.shoes < n {
 					t.Fatalf("%d shoes ended, want %d", st.shoes, n)
+				}
+				if lt.cfg.Options["squeeze"] == "on" {
+					checkSqueeze(t, evs)
 				}
 				t.Logf("%d shoes, %d events, %d face-down cards, %d reveals, %d cards named secure-only (%d faults with a card, %d manual entries, %d exchanges); %d payloads scanned for %d secret names",
 					st.shoes, len(evs), st.down, st.reveals, st.named, st.faultCards, st.manual, st.exchanges, st.scanned, st.looked)
@@ -60,9 +68,32 @@ func TestPublicFeedLeaksNoHiddenCard(t *testing.T) {
 	}
 }
 
+// leakTable is one table configuration the leak test deals.
+type leakTable struct {
+	name string
+	cfg  games.Config
+}
+
+// leakTables are every game of the catalog as configured by default, and squeeze baccarat.
+func leakTables() []leakTable {
+	var out []leakTable
+	for _, g := range catalog.Games() {
+		out = append(out, leakTable{g, games.Config{Game: g}})
+	}
+	return append(out,
+		leakTable{"punto-banco+squeeze", games.Config{Game: "punto-banco", Options: map[string]string{"squeeze": "on"}}},
+		leakTable{"punto-banco+squeeze+ez", games.Config{Game: "punto-banco", Options: map[string]string{"squeeze": "on", "paytable": "ez"}}},
+		leakTable{"baccarat+squeeze", games.Config{Game: "baccarat", Options: map[string]string{"squeeze": "on"}}})
+}
+
 func leakGame(t *testing.T, game string, run leakRun, shoes int) []tablebus.Event {
 	t.Helper()
-	tb := gameTable(t, game, run.seed)
+	return leakConfig(t, games.Config{Game: game}, run, shoes)
+}
+
+func leakConfig(t *testing.T, cfg games.Config, run leakRun, shoes int) []tablebus.Event {
+	t.Helper()
+	tb := configTable(t, cfg, run.seed)
 	tb.MisreadEvery, tb.StrayEvery, tb.BurnModeEvery = run.misread, run.stray, run.burnMode
 	var evs []tablebus.Event
 	seq := uint64(0)
@@ -73,9 +104,72 @@ func leakGame(t *testing.T, game string, run leakRun, shoes int) []tablebus.Even
 		return nil
 	}
 	if err := tb.RunShoes(shoes, shoes*20000); err != nil {
-		t.Fatalf("%s seed %d: %v", game, run.seed, err)
+		t.Fatalf("%s seed %d: %v", cfg.Game, run.seed, err)
 	}
 	return evs
+}
+
+// checkSqueeze checks a squeeze table's feed: every card of a coup dealt face down (to its
+// squeezer) is revealed, on its own reveal, before the coup's result, which then shows every
+// card; while a card waits for its reveal the public guidance asks for the reveal only (a
+// "card to player" would tell the squeezed total); and the public form of each squeezed card
+// carries no identity.
+func checkSqueeze(t *testing.T, evs []tablebus.Event) {
+	t.Helper()
+	waiting := map[int]card.Card{} // shoe position → squeezed card not yet revealed
+	squeezed, reveals, coups, dealt, voided := 0, 0, 0, 0, 0
+	for _, e := range evs {
+		switch e.Type {
+		case tablebus.RoundOpened:
+			clear(waiting)
+			dealt = 0
+		case tablebus.RoundVoided: // a voided coup's cards are never shown
+			voided += len(waiting)
+			clear(waiting)
+		case tablebus.CardDealt:
+			dealt++
+			if e.Face != nil && *e.Face == tablebus.FaceDown && e.Card != nil {
+				waiting[e.Pos] = *e.Card
+				squeezed++
+				if p := e.Public(); p.Card != nil || !p.Hidden {
+					t.Fatalf("public squeezed card (seq %d): %+v", e.Seq, p)
+				}
+			}
+		case tablebus.Revealed:
+			c, ok := waiting[e.Pos]
+			if !ok || e.Card == nil || *e.Card != c {
+				t.Fatalf("reveal (seq %d) of position %d: %v, squeezed there %v", e.Seq, e.Pos, e.Card, c)
+			}
+			if p := e.Public(); p.Card == nil || *p.Card != c {
+				t.Fatalf("the public reveal (seq %d) does not show %s: %+v", e.Seq, c, p)
+			}
+			delete(waiting, e.Pos)
+			reveals++
+		case tablebus.Guide:
+			// The four first cards are all dealt before any is squeezed.
+			if len(waiting) > 0 && dealt >= 4 && e.State == "in-round" {
+				p := e.Public()
+				if p.Need == nil || p.Need.Kind != tablebus.NeedDecision || !slices.Equal(p.Need.Options, []string{"reveal"}) {
+					t.Fatalf("public guidance (seq %d) while %d cards wait for their reveal: %+v", e.Seq, len(waiting), p.Need)
+				}
+			}
+		case tablebus.RoundResult:
+			coups++
+			if len(waiting) > 0 || e.Unshown != 0 {
+				t.Fatalf("result (seq %d) of round %d before %d reveals (unshown %d)", e.Seq, e.Round, len(waiting), e.Unshown)
+			}
+			pub := e.Public()
+			for i, h := range e.Hands {
+				if len(h.Down) > 0 || len(pub.Hands[i].Cards) != len(h.Cards) {
+					t.Fatalf("result (seq %d): hand %s still face down", e.Seq, h.Name)
+				}
+			}
+		}
+	}
+	if squeezed == 0 || reveals != squeezed-voided-len(waiting) || coups == 0 {
+		t.Fatalf("%d coups, %d squeezed cards (%d in voided coups, %d in the last), %d reveals", coups, squeezed, voided, len(waiting), reveals)
+	}
+	t.Logf("squeeze: %d coups, %d cards squeezed, each revealed before its coup's result (%d in voided coups never shown)", coups, squeezed, voided)
 }
 
 type leakStats struct {

@@ -17,6 +17,11 @@
 // the one settlement the engine pays with and the exact math prices (Exact.Odds); a win that is
 // not a whole number of cents is rounded up to the cent (Pay.Net).
 //
+// Squeeze baccarat (OptSqueeze) deals each hand's cards face down to its largest bettor and waits,
+// after the first four cards and after each third card, for that seat's decision "reveal" of
+// each card, the player's first; the tableau reads the cards the shoe read, and the dealer's
+// guidance says nothing of them until they are up.
+//
 // Chemin de fer keeps its bank across coups (Bank): the banker's seat and amount, "banco", the
 // bank passing when the banker hand loses, a banker withdrawing, the rotation and the auction of
 // seed 000. Engine.Manage applies those between coups; Outcome.Detail publishes the bank.

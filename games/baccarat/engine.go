@@ -118,6 +118,10 @@ type Engine struct {
 	sides   []string // OptSideBets
 	heavy   int      // OptHeavySideBet, percent; 0 when unset
 
+	squeezing   bool   // OptSqueeze (squeeze.go)
+	squeeze     [2]int // the seats squeezing the player's and the banker's cards, 0 for none
+	down, shown []bool // per card in deal order: dealt face down to be squeezed; turned up
+
 	begun          bool
 	bets           []games.Bet
 	player, banker []card.Card
@@ -177,6 +181,17 @@ func New(cfg games.Config) (*Engine, error) {
 				return nil, fmt.Errorf("baccarat: option %s: %q is not a percentage from 1%% to 100000%%", k, val)
 			}
 			e.heavy = n
+		case OptSqueeze:
+			if v == CheminDeFer {
+				return nil, fmt.Errorf("baccarat: option %q is not for chemin-de-fer: its first four cards are dealt face down already (RULES.md §2)", k)
+			}
+			switch val {
+			case "on":
+				e.squeezing = true
+			case "off":
+			default:
+				return nil, fmt.Errorf("baccarat: option %s: %q (want on or off)", k, val)
+			}
 		case OptPayTable, OptSideBets:
 			if v == CheminDeFer {
 				return nil, fmt.Errorf("baccarat: option %q is not for chemin-de-fer: the punters bet only against the bank (RULES.md §2)", k)
@@ -319,6 +334,11 @@ func (e *Engine) Begin(bets []games.Bet) error {
 	e.player, e.banker, e.order = e.player[:0], e.banker[:0], e.order[:0]
 	e.punterChoice, e.bankerChoice = undecided, undecided
 	e.settle = nil
+	e.down, e.shown = e.down[:0], e.shown[:0]
+	e.squeeze = [2]int{}
+	if e.squeezing {
+		e.squeeze[0], e.squeeze[1] = squeezers(bets)
+	}
 	e.begun = true
 	return nil
 }
@@ -330,7 +350,8 @@ func cardTo(name string, f games.Face) games.Need {
 // face is how the first four cards are dealt: face up in punto banco and baccarat (RULES.md §2:
 // baccarat is "as punto banco"); face down in chemin de fer, where the punter and the banker look
 // at their own hands and each one's option depends on what the other cannot see (RULES.md §1
-// "Hidden cards"), until the coup ends. Third cards are dealt face up.
+// "Hidden cards"), until the coup ends. Third cards are dealt face up. A squeeze table deals a
+// hand's cards face down to its squeezer (cardFace).
 func (e *Engine) face() games.Face {
 	if e.v == CheminDeFer {
 		return games.FaceDown
@@ -348,9 +369,12 @@ func (e *Engine) state() (games.Need, string) {
 	np, nb := len(e.player), len(e.banker)
 	if np+nb < 4 { // RULES.md §2: player, banker, player, banker
 		if (np+nb)%2 == 0 {
-			return cardTo(SpotPlayer, e.face()), ""
+			return cardTo(SpotPlayer, e.cardFace(SpotPlayer, false)), ""
 		}
-		return cardTo(SpotBanker, e.face()), ""
+		return cardTo(SpotBanker, e.cardFace(SpotBanker, false)), ""
+	}
+	if i := e.pendingReveal(); i >= 0 { // squeeze: the cards read wait for their reveal
+		return e.revealNeed(i)
 	}
 	pt, bt := Total(e.player[:2]), Total(e.banker[:2])
 	if Natural(pt) || Natural(bt) { // rule 1
@@ -360,14 +384,14 @@ func (e *Engine) state() (games.Need, string) {
 	if np == 2 {
 		switch PlayerAction(e.v, pt) {
 		case Draw:
-			return cardTo(SpotPlayer, games.FaceUp), ""
+			return cardTo(SpotPlayer, e.cardFace(SpotPlayer, true)), ""
 		case Option:
 			switch e.punterChoice {
 			case undecided:
 				return games.Need{Kind: games.NeedDecision, Seat: e.punter, Options: []string{"draw", "stand"}},
 					fmt.Sprintf("dealer error: waiting for seat %d to draw or stand on 5", e.punter)
 			case chooseDraw:
-				return cardTo(SpotPlayer, games.FaceUp), ""
+				return cardTo(SpotPlayer, e.cardFace(SpotPlayer, true)), ""
 			}
 		}
 	} else {
@@ -376,14 +400,14 @@ func (e *Engine) state() (games.Need, string) {
 	if nb == 2 {
 		switch BankerAction(e.v, bt, p3) {
 		case Draw:
-			return cardTo(SpotBanker, games.FaceUp), ""
+			return cardTo(SpotBanker, e.cardFace(SpotBanker, true)), ""
 		case Option:
 			switch e.bankerChoice {
 			case undecided:
 				return games.Need{Kind: games.NeedDecision, Seat: e.bank.Banker, Options: []string{"draw", "stand"}},
 					fmt.Sprintf("dealer error: waiting for the banker (seat %d) to draw or stand on %d", e.bank.Banker, bt)
 			case chooseDraw:
-				return cardTo(SpotBanker, games.FaceUp), ""
+				return cardTo(SpotBanker, e.cardFace(SpotBanker, true)), ""
 			}
 		}
 		return done, fmt.Sprintf("dealer error: banker stands on %d", bt)
@@ -414,6 +438,8 @@ func (e *Engine) Card(c card.Card) (games.Step, error) {
 		e.banker = append(e.banker, c)
 	}
 	e.order = append(e.order, n.To.Name)
+	e.down = append(e.down, e.squeezing && n.Face == games.FaceDown)
+	e.shown = append(e.shown, false)
 	e.complete()
 	return e.step(), nil
 }
@@ -430,7 +456,7 @@ func (e *Engine) Decide(seat int, d string) (games.Step, error) {
 	n, _ := e.state()
 	if n.Kind != games.NeedDecision {
 		rule := "no decision is asked now"
-		if e.v != CheminDeFer {
+		if e.v != CheminDeFer && !e.squeezing {
 			rule = e.Game() + " has no decisions: the tableau is fixed (RULES.md §2)"
 		}
 		return games.Step{}, &games.RuleError{Game: e.Game(), Seat: seat, What: d, Rule: rule}
@@ -438,6 +464,9 @@ func (e *Engine) Decide(seat int, d string) (games.Step, error) {
 	if seat != n.Seat {
 		return games.Step{}, &games.RuleError{Game: e.Game(), Seat: seat, What: d,
 			Rule: fmt.Sprintf("not this seat's turn: the option is seat %d's", n.Seat)}
+	}
+	if i := e.pendingReveal(); i >= 0 {
+		return e.reveal(seat, i, d)
 	}
 	var ch choice
 	switch d {
@@ -464,6 +493,10 @@ func (e *Engine) step() games.Step {
 	np, nb := len(e.player), len(e.banker)
 	if np+nb < 4 {
 		st.Say = []games.Msg{games.NeedMsg(games.Need{Kind: games.NeedCard, To: n.To})}
+		return st
+	}
+	if i := e.pendingReveal(); i >= 0 {
+		st.Say = e.revealSay(i)
 		return st
 	}
 	pt, bt := Total(e.player[:2]), Total(e.banker[:2])

@@ -81,6 +81,9 @@ func bacRound(r *rand.Rand, id, table string) round {
 		if table != "standard" || r.IntN(2) == 0 {
 			in.Options["paytable"] = table
 		}
+		if r.IntN(4) == 0 {
+			in.Options["squeeze"] = "on"
+		}
 		sides := bacDefaultSides[table]
 		if r.IntN(2) == 0 {
 			sides = nil
@@ -192,6 +195,31 @@ func bacRound(r *rand.Rand, id, table string) round {
 		}
 	}
 	var x expect
+	// Squeeze (RULES.md §2): each hand's cards are turned up by the seat with the largest bet
+	// on it (equal bets: the lowest seat), one "reveal" a card, the player's first.
+	if in.Options["squeeze"] == "on" {
+		squeezer := func(spot string) int {
+			seat, best := 0, int64(0)
+			for _, bet := range in.Bets {
+				if bet.Spot == spot && (bet.Amount > best || bet.Amount == best && bet.Seat < seat) {
+					seat, best = bet.Seat, bet.Amount
+				}
+			}
+			return seat
+		}
+		for _, h := range []struct {
+			spot  string
+			cards int
+		}{{"player", len(p)}, {"banker", len(b)}} {
+			if s := squeezer(h.spot); s != 0 {
+				k := strconv.Itoa(s)
+				for range h.cards {
+					in.Decisions[k] = append(in.Decisions[k], "reveal")
+				}
+				x.path("squeeze")
+			}
+		}
+	}
 	switch {
 	case len(p) == 2 && len(b) == 2 && (pt >= 8 || bt >= 8):
 		x.path("natural")

@@ -42,7 +42,7 @@ func references() []game {
 			if id == "chemin-de-fer" && table != "standard" {
 				continue
 			}
-			paths := append(slices.Clone(bac), sides...)
+			paths := append(slices.Clone(bac), append(sides, "squeeze")...)
 			name := id + "/" + table
 			switch {
 			case id == "chemin-de-fer":
