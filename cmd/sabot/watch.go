@@ -187,6 +187,7 @@ func runWatch(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fl := floor.New(floor.Options{Logger: flog})
 	reg := prometheus.NewRegistry()
 	met := metrics.New(reg, nil)
+	reg.MustRegister(floor.PitCollector(fl)) // the pit's figures, per table
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	ctx, cancel := context.WithCancel(ctx)

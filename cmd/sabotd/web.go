@@ -183,6 +183,7 @@ func newOps(ctx context.Context, d opsDeps) (*ops, error) {
 	metrics.QueueDepth(reg, o.table, func() float64 { return float64(d.ob.LastSeq() - d.ob.Published()) })
 
 	p.floor = floor.New(floor.Options{Logger: p.log})
+	reg.MustRegister(floor.PitCollector(p.floor)) // the table's pit figures
 	if c, ok := tableConfig(d.eng); ok {
 		if err := p.floor.Configure(o.table, c); err != nil {
 			return nil, err

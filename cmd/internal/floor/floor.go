@@ -70,6 +70,7 @@ type Floor struct {
 	alertsVer uint64 // the version of the last change to the alerts
 	link      *Problem
 	meters    map[string]tablebus.Meter // the progressive pools' latest meters (progressive.go)
+	pit       *Pit                      // the pit's figures (pit.go)
 	changed   chan struct{}             // closed at the next change
 }
 
@@ -90,7 +91,7 @@ func New(o Options) *Floor {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Floor{log: o.Logger, now: o.Now, heavy: o.HeavySideBet, tables: map[string]*table{}, changed: make(chan struct{})}
+	return &Floor{log: o.Logger, now: o.Now, heavy: o.HeavySideBet, tables: map[string]*table{}, changed: make(chan struct{}), pit: NewPit()}
 }
 
 func (f *Floor) table(id string) *table {
@@ -142,6 +143,7 @@ func (f *Floor) apply(d Delivery, raise bool) []Alert {
 		if t.v.Seq == before && len(alerts) == 0 {
 			return nil // a duplicate
 		}
+		f.pit.Apply(*d.Event)
 		for _, r := range resolved {
 			if f.book.resolve(t.v.Table, r[0], r[1]) {
 				changedAlerts = true

@@ -29,3 +29,6 @@ func (f *Floor) pools() []tablebus.Meter {
 	sort.Slice(out, func(i, j int) bool { return out[i].Pool < out[j].Pool })
 	return out
 }
+
+// Pit returns the floor's pit figures (pit.go).
+func (f *Floor) Pit() *Pit { return f.pit }

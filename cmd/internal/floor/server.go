@@ -162,6 +162,8 @@ func NewServer(o ServerOptions) (*Server, error) {
 	s.mux.HandleFunc("POST /api/tables/{table}/inject/{fault}", s.inject)
 	s.mux.HandleFunc("GET /api/reports", s.reports)
 	s.mux.HandleFunc("GET /reports/{name}", s.report)
+	s.mux.HandleFunc("GET /api/pit", s.pitJSON)     // the pit's figures (server_pit.go)
+	s.mux.HandleFunc("GET /pit/{day}", s.pitReport) // a day's table report: printable, or .csv
 	for p, h := range o.Extra {
 		s.mux.Handle(p, h)
 	}
