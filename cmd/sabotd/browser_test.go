@@ -41,13 +41,18 @@ type daemon struct {
 	mu   sync.Mutex
 	logs strings.Builder
 	web  chan string // the web view's URL, once it is listening
+	// board is the scoreboard's URL, once it is listening (scoreboard_browser_test.go).
+	board chan string
 }
 
-var webURL = regexp.MustCompile(`msg="web view listening".* url=(http://\S+/)`)
+var (
+	webURL   = regexp.MustCompile(`msg="web view listening".* url=(http://\S+/)`)
+	boardURL = regexp.MustCompile(`msg="scoreboard listening".* url=(http://\S+/)`)
+)
 
 func startDaemon(t *testing.T, bin string, args ...string) *daemon {
 	t.Helper()
-	d := &daemon{cmd: exec.Command(bin, args...), web: make(chan string, 1)}
+	d := &daemon{cmd: exec.Command(bin, args...), web: make(chan string, 1), board: make(chan string, 1)}
 	stderr, err := d.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -65,6 +70,9 @@ func startDaemon(t *testing.T, bin string, args ...string) *daemon {
 			d.mu.Unlock()
 			if m := webURL.FindStringSubmatch(line); m != nil {
 				d.web <- m[1]
+			}
+			if m := boardURL.FindStringSubmatch(line); m != nil {
+				d.board <- m[1]
 			}
 		}
 	}()

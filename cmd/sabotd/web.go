@@ -41,6 +41,8 @@ type opsOptions struct {
 	stallAfter  time.Duration
 	checkConfig bool
 	httpHosts   string
+	scoreboard  string // the scoreboard's address (scoreboard.go)
+	boardLang   string
 
 	art       *floor.Art // loaded by validate when the web view is on
 	effective string     // every setting in force, as a configuration file (--check-config)
@@ -55,6 +57,7 @@ func addOpsFlags(fs *flag.FlagSet, o *opsOptions) {
 	fs.StringVar(&o.logFormat, "log-format", "text", "log format: text (key=value) or json (one object per line)")
 	fs.DurationVar(&o.stallAfter, "watchdog-stall", 30*time.Second, "a loop silent this long outside a device operation is stalled: the daemon asks systemd for a restart")
 	fs.BoolVar(&o.checkConfig, "check-config", false, "check the configuration, print every setting, and exit (0: usable)")
+	addScoreboardFlags(fs, o)
 }
 
 // validate checks the operations settings; journal is the journal's path (for the reports
@@ -139,6 +142,7 @@ type ops struct {
 	ln     net.Listener
 	srv    *http.Server
 	ro     *journal.Journal // the web view's read-only connection to the journal
+	board  *scoreboard      // the table's scoreboard, public (scoreboard.go); nil when off
 
 	statusMu   sync.Mutex
 	lastStatus string
@@ -198,6 +202,9 @@ func newOps(ctx context.Context, d opsDeps) (*ops, error) {
 		}
 	}
 
+	if p.board, err = newScoreboard(o, d.eng, p.log); err != nil {
+		return nil, err
+	}
 	p.obs = d.ob.Observe()
 	if err := p.prime(ctx, d.j, d.session); err != nil {
 		p.log.Warn("the web view starts without the open shoe's history", "err", err)
@@ -260,6 +267,7 @@ func (p *ops) prime(ctx context.Context, j *journal.Journal, session uint64) err
 			return err
 		}
 		p.floor.Prime(floor.Delivery{Event: &e})
+		p.board.prime(e)
 		p.diag.observe(e, false)
 		return nil
 	})
@@ -295,6 +303,7 @@ func (p *ops) run(ctx context.Context) error {
 			p.ro.Close()
 		}()
 	}
+	p.board.run(ctx, start)
 	if err := p.notify.Notify(sdnotify.Ready, sdnotify.Status(p.statusLine())); err != nil {
 		p.log.Warn("telling systemd the daemon is ready", "err", err)
 	}
@@ -306,6 +315,7 @@ func (p *ops) run(ctx context.Context) error {
 		now := time.Now()
 		p.met.Observe(e, now)
 		p.diag.observe(e, true)
+		p.board.apply(e) // its public form
 		if p.o.ops.httpPublic {
 			e = e.Public()
 		}
