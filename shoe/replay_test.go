@@ -51,12 +51,12 @@ func payloads(t *testing.T, j *journal.Journal) []string {
 }
 
 // restore builds a machine from the journal as a restarted daemon does.
-func restore(t *testing.T, j *journal.Journal, game string) *shoe.Machine {
+func restore(t *testing.T, j *journal.Journal, cfg games.Config) *shoe.Machine {
 	t.Helper()
-	ent, _ := catalog.Lookup(game)
+	ent, _ := catalog.Lookup(cfg.Game)
 	fam, _ := shoe.ParseFamily(ent.Family)
 	proc, _ := shoe.ProcedureFor(fam, 0)
-	eng, _ := catalog.New(games.Config{Game: game})
+	eng, _ := catalog.New(cfg)
 	m, err := shoe.Restore(context.Background(), j, shoe.Config{Proc: proc, Engine: eng, Table: "T1", Manage: catalog.Manage})
 	if err != nil {
 		t.Fatal(err)
@@ -66,17 +66,24 @@ func restore(t *testing.T, j *journal.Journal, game string) *shoe.Machine {
 
 // TestCrashAndReplay kills the daemon's machine at random steps of two simulated shoes and
 // restarts it from the journal each time: the final journal must equal an uninterrupted run's.
+// Squeeze baccarat replays its reveals.
 func TestCrashAndReplay(t *testing.T) {
-	for _, game := range []string{"punto-banco", "chemin-de-fer", "blackjack", "holdem"} {
-		t.Run(game, func(t *testing.T) { crashAndReplay(t, game) })
+	for _, cfg := range []games.Config{{Game: "punto-banco"}, {Game: "chemin-de-fer"}, {Game: "blackjack"}, {Game: "holdem"},
+		{Game: "punto-banco", Options: map[string]string{"squeeze": "on", "paytable": "super6"}}} {
+		name := cfg.Game
+		if cfg.Options != nil {
+			name += "+squeeze"
+		}
+		t.Run(name, func(t *testing.T) { crashAndReplay(t, cfg) })
 	}
 }
 
-func crashAndReplay(t *testing.T, game string) {
+func crashAndReplay(t *testing.T, cfg games.Config) {
+	game := cfg.Game
 	dir := t.TempDir()
 	run := func(path string, crashes []int) []string {
 		j, ob := openJournal(t, path)
-		tb := gameTable(t, game, 99)
+		tb := configTable(t, cfg, 99)
 		tb.MisreadEvery = 29
 		tb.Journal = func(in []byte, evs []tablebus.Event) error { return ob.Emit(context.Background(), in, evs) }
 		shoes := 2
@@ -90,7 +97,7 @@ func crashAndReplay(t *testing.T, game string) {
 			// kill -9: the machine and everything in memory is lost; the journal stays.
 			j.Close()
 			j, ob = openJournal(t, path)
-			tb.M = restore(t, j, game)
+			tb.M = restore(t, j, cfg)
 			return nil
 		})
 		if err != nil {
