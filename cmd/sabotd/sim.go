@@ -9,6 +9,8 @@ import (
 
 	"github.com/sabot-tables/sabot/driver/readershoe/readershoetest"
 	"github.com/sabot-tables/sabot/driver/shuffler/shufflertest"
+	"github.com/sabot-tables/sabot/games"
+	"github.com/sabot-tables/sabot/games/baccarat"
 	"github.com/sabot-tables/sabot/shoe"
 	"github.com/sabot-tables/sabot/shoe/card"
 	"github.com/sabot-tables/sabot/shoe/shoetest"
@@ -42,6 +44,10 @@ func newSimTable(ctx context.Context, o *options, proc shoe.Procedure, log *slog
 		return nil, err
 	}
 	t := &simTable{shuffler: sh, misread: o.simMisread, dealer: shoetest.NewDealer(o.game, proc, seed)}
+	// A baccarat table's side bets (option side-bets, or its pay table's own) get bettors too.
+	if b, err := baccarat.New(games.Config{Game: o.game, Options: o.options.m}); err == nil {
+		t.dealer.Bettors = shoetest.SideBettors(t.dealer.Bettors, b.SideSpots(), 100)
+	}
 	if o.shoeKind == "camera" {
 		cs, cam, err := openSimCamera(ctx, o.simDeck, filepath.Dir(o.journal), seed, log)
 		if err != nil {

@@ -253,6 +253,9 @@ func (e *Engine) PayTable() PayTable { return e.table }
 // view.
 func (e *Engine) HeavySideBet() int { return e.heavy }
 
+// SideSpots returns the spots of the side bets the table offers (OptSideBets), in layout order.
+func (e *Engine) SideSpots() []string { return sideSpots(e.sides) }
+
 // Spots returns the spots the table takes bets on, in layout order.
 func (e *Engine) Spots() []string { return e.spots() }
 

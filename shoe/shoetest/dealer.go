@@ -368,3 +368,41 @@ func NewDealer(game string, proc shoe.Procedure, seed uint64) *Dealer {
 	}
 	return d
 }
+
+// SideBettors adds side bets to base's: now and then a seat that bets also puts a small unit on
+// one of sides, as recreational players do, and one coup in forty one seat bets a side spot
+// heavily, as a counter would (as much as its main bet, or five units alone), for the
+// surveillance view's live odds to judge.
+func SideBettors(base func(r *rand.Rand) []games.Bet, sides []string, unit int64) func(r *rand.Rand) []games.Bet {
+	if len(sides) == 0 {
+		return base
+	}
+	return func(r *rand.Rand) []games.Bet {
+		var bets []games.Bet
+		if base != nil {
+			bets = base(r)
+		}
+		main := map[int]int64{}
+		taken := map[[2]any]bool{}
+		for _, b := range bets {
+			main[b.Seat] += b.Amount
+			taken[[2]any{b.Seat, b.Spot}] = true
+		}
+		add := func(seat int, spot string, amount int64) {
+			if !taken[[2]any{seat, spot}] {
+				taken[[2]any{seat, spot}] = true
+				bets = append(bets, games.Bet{Seat: seat, Spot: spot, Amount: amount})
+			}
+		}
+		for seat := 1; seat <= 7; seat++ {
+			if main[seat] > 0 && r.IntN(4) == 0 {
+				add(seat, sides[r.IntN(len(sides))], unit)
+			}
+		}
+		if r.IntN(40) == 0 {
+			seat := 1 + r.IntN(7)
+			add(seat, sides[r.IntN(len(sides))], max(5*unit, main[seat]))
+		}
+		return bets
+	}
+}
