@@ -41,6 +41,9 @@ type Table struct {
 	// Journal, when set, receives each step: the input's journal form and its events.
 	Journal func(input []byte, evs []tablebus.Event) error
 
+	// Controller: an outside progressive controller answers the claims (the caller steps its
+	// awards with Input); the table waits for them instead of answering itself.
+	Controller bool
 	// PoolValue is the main pool the simulated progressive controller pays from (its award's
 	// value, as a floor's controller would say it); the prizes are progressive.DefaultTable's.
 	PoolValue int64
@@ -144,6 +147,14 @@ func (t *Table) OpenProgressive() error {
 	return err
 }
 
+// Input steps one input from outside the table (a progressive controller's award), as the
+// table's own are stepped: journaled, emitted, shown to the dealer.
+func (t *Table) Input(in shoe.Input) ([]tablebus.Event, error) { return t.step(in) }
+
+// Step does the dealer's next action once; ErrStuck when the table waits for nobody at the
+// table (a progressive award).
+func (t *Table) Step() ([]tablebus.Event, error) { return t.act() }
+
 // award answers the round's progressive.hand as a floor's controller would: the prizes of
 // progressive.DefaultTable from a main pool holding PoolValue.
 func (t *Table) award() ([]tablebus.Event, error) {
@@ -162,7 +173,7 @@ func (t *Table) award() ([]tablebus.Event, error) {
 }
 
 func (t *Table) act() ([]tablebus.Event, error) {
-	if t.claim != nil && t.M.AwaitingAward() != 0 && t.M.Held() == "" {
+	if t.claim != nil && t.M.AwaitingAward() != 0 && t.M.Held() == "" && !t.Controller {
 		return t.award()
 	}
 	a, err := t.Dealer.Next(t.last)

@@ -205,3 +205,11 @@ func FreePort(t testing.TB) int {
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
 }
+
+// Pid returns the running broker's process id (0 when stopped), for a test that measures it.
+func (b *Broker) Pid() int {
+	if b.cmd == nil || b.cmd.Process == nil {
+		return 0
+	}
+	return b.cmd.Process.Pid
+}

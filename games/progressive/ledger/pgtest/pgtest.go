@@ -358,3 +358,31 @@ func DB(t testing.TB) string {
 	}
 	return srv.DSNFor(name)
 }
+
+// CPU returns the CPU time the server's processes (the postmaster and its children now) have
+// used, from /proc: for a test that measures the database's share of a load.
+func (s *Server) CPU() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil {
+		return 0
+	}
+	pid := s.cmd.Process.Pid
+	var ticks int64
+	for _, p := range append(children(pid), pid) {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
+		if err != nil {
+			continue
+		}
+		i := strings.LastIndexByte(string(b), ')')
+		f := strings.Fields(string(b)[i+1:])
+		if len(f) > 14 {
+			u, _ := strconv.ParseInt(f[11], 10, 64)
+			st, _ := strconv.ParseInt(f[12], 10, 64)
+			cu, _ := strconv.ParseInt(f[13], 10, 64)
+			cs, _ := strconv.ParseInt(f[14], 10, 64)
+			ticks += u + st + cu + cs
+		}
+	}
+	return time.Duration(ticks) * time.Second / 100 // USER_HZ
+}
