@@ -27,6 +27,7 @@ func TestAllowed(t *testing.T) {
 	disp := access.Account{Name: "display.D1", Role: access.Display}
 	dealer := access.Account{Name: "dealer.D1", Role: access.Dealer}
 	anonDisp := access.Account{Role: access.Display}
+	prog := access.Account{Name: "progressive.P1", Role: access.Progressive}
 	tests := []struct {
 		a     access.Account
 		topic string
@@ -72,6 +73,25 @@ func TestAllowed(t *testing.T) {
 		{anonDisp, "sabot/v1/T1/public/events", true, false},
 		{access.Account{Name: "T1/#", Role: access.Table}, "sabot/v1/T1/x/secure/events", true, false},
 		{eng, "sabot/v1/T1/secure/#", true, false},
+		// The progressive controller: reads the feeds, writes its tree, the awards, its acks;
+		// never a table's events. The tables and the displays read the pools.
+		{prog, "sabot/v1/+/secure/events", false, true},
+		{prog, "sabot/v1/progressive/meter/arica", true, true},
+		{prog, "sabot/v1/progressive/status/arica", true, true},
+		{prog, "sabot/v1/T1/progressive/award", true, true},
+		{prog, "sabot/v1/T1/ack/progressive.P1", true, true},
+		{prog, "sabot/v1/T1/ack/engine.E1", true, false},
+		{prog, "sabot/v1/T1/secure/events", true, false},
+		{prog, "sabot/v1/T1/public/status", true, false},
+		{prog, "sabot/v1/T1/cmd", true, false},
+		{t1, "sabot/v1/T1/progressive/award", false, true},
+		{t1, "sabot/v1/T2/progressive/award", false, false},
+		{t1, "sabot/v1/T1/progressive/award", true, false},
+		{t1, "sabot/v1/progressive/status/arica", false, true},
+		{t1, "sabot/v1/progressive/meter/arica", true, false},
+		{disp, "sabot/v1/progressive/meter/arica", false, true},
+		{disp, "sabot/v1/progressive/meter/arica", true, false},
+		{disp, "sabot/v1/T1/progressive/award", false, false},
 		{eng, "", false, false},
 	}
 	for _, tc := range tests {
