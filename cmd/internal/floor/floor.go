@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 	"sort"
 	"sync"
 	"time"
@@ -71,6 +72,7 @@ type Floor struct {
 	link      *Problem
 	meters    map[string]tablebus.Meter // the progressive pools' latest meters (progressive.go)
 	pit       *Pit                      // the pit's figures (pit.go)
+	links     map[string]string         // each progressive table's link, open or closed (progressive.go)
 	changed   chan struct{}             // closed at the next change
 }
 
@@ -144,6 +146,7 @@ func (f *Floor) apply(d Delivery, raise bool) []Alert {
 			return nil // a duplicate
 		}
 		f.pit.Apply(*d.Event)
+		f.progressiveLink(*d.Event)
 		for _, r := range resolved {
 			if f.book.resolve(t.v.Table, r[0], r[1]) {
 				changedAlerts = true
@@ -250,6 +253,9 @@ type Snapshot struct {
 	Link      *Problem    `json:"link,omitempty"` // the view's own feed is down
 	// Pools are the progressive pools' meters (RULES.md §7), by pool.
 	Pools []tablebus.Meter `json:"pools,omitempty"`
+	// Progressive is each progressive table's link: "open" (it takes progressive bets) or
+	// "closed" (its controller is offline).
+	Progressive map[string]string `json:"progressive,omitempty"`
 }
 
 // Snapshot returns the floor as it is now; tables and alerts changed after version since only
@@ -265,6 +271,7 @@ func (f *Floor) Snapshot(since uint64) Snapshot {
 	}
 	sort.Slice(s.Tables, func(i, j int) bool { return s.Tables[i].Table < s.Tables[j].Table })
 	s.Pools = f.pools()
+	s.Progressive = maps.Clone(f.links)
 	if since == 0 || f.alertsVer > since {
 		s.Alerts = f.book.list()
 	}

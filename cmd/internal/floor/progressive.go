@@ -32,3 +32,15 @@ func (f *Floor) pools() []tablebus.Meter {
 
 // Pit returns the floor's pit figures (pit.go).
 func (f *Floor) Pit() *Pit { return f.pit }
+
+// progressiveLink follows a table's progressive.link: whether it takes progressive bets. The caller holds
+// f.mu.
+func (f *Floor) progressiveLink(e tablebus.Event) {
+	if e.Type != tablebus.ProgressiveLink {
+		return
+	}
+	if f.links == nil {
+		f.links = map[string]string{}
+	}
+	f.links[e.Table] = e.State
+}

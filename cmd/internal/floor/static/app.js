@@ -278,7 +278,9 @@ function renderSummary() {
     `<span class="${offline ? 'bad' : ''}"><b>${offline}</b> offline</span>` +
     `<span class="${crit ? 'bad' : ''}"><b>${open.length}</b> open alerts</span>` +
     (state.pools || []).map((p) => `<span class="pool" title="contributions ${money(p.contributions)}, ${p.hits} prizes paid${p.last_win ? ', last: ' + money(p.last_win.amount) + ' at ' + p.last_win.table : ''}">` +
-      `progressive ${esc(p.pool)} <b class="meter">${money(p.value)}</b></span>`).join('');
+      `progressive ${esc(p.pool)} <b class="meter">${money(p.value)}</b></span>`).join('') +
+    Object.entries(state.progressive || {}).filter(([, st]) => st === 'closed').map(([t]) =>
+      `<span class="bad" title="the table's progressive controller is offline: it takes no progressive bet">progressive closed at <b>${esc(t)}</b></span>`).join('');
 }
 
 // money writes cents as dollars: 123456 → $1,234.56.
@@ -336,6 +338,7 @@ function applySnapshot(s, full) {
   }
   state.link = s.link || null;
   if (s.pools) state.pools = s.pools;
+  if (s.progressive) state.progressive = s.progressive;
   renderBanner();
   renderSummary();
 }
