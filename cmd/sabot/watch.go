@@ -200,6 +200,9 @@ func runWatch(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err := bf.subscribeExtras(ctx, client, tables, *secure); err != nil {
 		return err
 	}
+	if err := bf.subscribeMeters(ctx, client, c); err != nil {
+		return err
+	}
 	go bf.watchLink(ctx, client)
 
 	if *httpAddr != "" {
@@ -376,6 +379,23 @@ func (b *busFeed) subscribeExtras(ctx context.Context, client *mqttbus.Client, t
 		}
 	}
 	return nil
+}
+
+// subscribeMeters shows the progressive pools' meters (RULES.md §7), each verified as the
+// controller's with the consumer's keyring; one that does not verify is a forged alert.
+func (b *busFeed) subscribeMeters(ctx context.Context, client *mqttbus.Client, c *consumer.Consumer) error {
+	return client.Subscribe(ctx, tablebus.PoolTopics{Pool: "+"}.Meter(), 1, func(m mqttbus.Message) {
+		kr := c.Keyring()
+		if kr == nil {
+			return // no keyring yet: the next meter comes with the next booking
+		}
+		var mt tablebus.Meter
+		if _, err := tablebus.OpenProgressive(kr, m.Topic, m.Payload, &mt); err != nil {
+			b.push(floor.Delivery{Problem: &floor.Problem{Kind: floor.ProblemForged, Detail: fmt.Sprintf("progressive meter on %s: %v", m.Topic, err), At: time.Now()}})
+			return
+		}
+		b.push(floor.Delivery{Meter: &mt})
+	})
 }
 
 // watchLink tells the floor when its own connection to the broker goes down and comes back.
