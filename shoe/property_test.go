@@ -146,11 +146,22 @@ func configTable(t testing.TB, cfg games.Config, seed uint64) *shoetest.Table {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := shoe.NewMachine(shoe.Config{Proc: proc, Engine: eng, Table: "T1", Manage: catalog.Manage})
+	pool := ""
+	if cfg.Options["progressive"] == "controller" {
+		pool = "arica" // RULES.md §7: the table's progressive, answered as a controller would
+	}
+	m, err := shoe.NewMachine(shoe.Config{Proc: proc, Engine: eng, Table: "T1", Manage: catalog.Manage, Progressive: pool})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return shoetest.NewTable(m, shoetest.NewDealer(game, proc, seed), t0)
+	tb := shoetest.NewTable(m, shoetest.NewDealer(game, proc, seed), t0)
+	if pool != "" {
+		tb.PoolValue = 2_000_000
+		if err := tb.OpenProgressive(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return tb
 }
 
 func runGame(t *testing.T, game string, seed uint64, shoes, misreadEvery int) (shoe.Procedure, []tablebus.Event) {

@@ -83,7 +83,11 @@ func leakTables() []leakTable {
 	return append(out,
 		leakTable{"punto-banco+squeeze", games.Config{Game: "punto-banco", Options: map[string]string{"squeeze": "on"}}},
 		leakTable{"punto-banco+squeeze+ez", games.Config{Game: "punto-banco", Options: map[string]string{"squeeze": "on", "paytable": "ez"}}},
-		leakTable{"baccarat+squeeze", games.Config{Game: "baccarat", Options: map[string]string{"squeeze": "on"}}})
+		leakTable{"baccarat+squeeze", games.Config{Game: "baccarat", Options: map[string]string{"squeeze": "on"}}},
+		// The progressive's claims name every seat's final hand, folded ones included.
+		leakTable{"caribbean-stud+progressive", games.Config{Game: "caribbean-stud", Options: map[string]string{"progressive": "controller"}}},
+		leakTable{"draw-poker+progressive", games.Config{Game: "draw-poker", Options: map[string]string{"progressive": "controller"}}},
+		leakTable{"go-poker+progressive", games.Config{Game: "go-poker", Options: map[string]string{"progressive": "controller"}}})
 }
 
 func leakGame(t *testing.T, game string, run leakRun, shoes int) []tablebus.Event {

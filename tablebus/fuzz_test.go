@@ -133,3 +133,45 @@ func FuzzCommand(f *testing.F) {
 		tablebus.OpenStatus(fl.Keyring, "sabot/v1/T1/public/status", b)
 	})
 }
+
+// FuzzOpenProgressive: no input panics the opening of the controller's messages, and nothing but
+// the messages the controller's key sealed is accepted, for the topic it sealed them for.
+func FuzzOpenProgressive(f *testing.F) {
+	fl := bustest.NewFloor(f, "T1")
+	ctl := tablebus.NewSigner(bustest.Key("progressive.P1"))
+	kr, err := tablebus.SignKeyring(tablebus.Keyring{Version: 2, Issued: bustest.Epoch, Keys: append(fl.Keyring.Keys, tablebus.KeyEntry{Kid: ctl.KeyID(),
+		Pub: tablebus.EncodePub(ctl.Public()), Use: tablebus.UseProgressive, Table: "*", Name: "progressive.P1", NotBefore: bustest.Epoch})}, fl.Root)
+	if err != nil {
+		f.Fatal(err)
+	}
+	ts := bustest.Epoch.Add(time.Hour)
+	award := tablebus.Award{Controller: "progressive.P1", Pool: "arica", Table: "T1", Round: 7, Ref: 40, OK: true, Value: 100_000,
+		Payouts: []tablebus.PrizePaid{{Seat: 3, Kind: "hand", Category: "royal flush", Prize: "100%", Amount: 100_000}}, TS: ts}
+	signed := map[string]string{}
+	for _, m := range []struct {
+		topic string
+		v     any
+	}{
+		{tablebus.Topics{Table: "T1"}.Award(), award},
+		{tablebus.PoolTopics{Pool: "arica"}.Meter(), tablebus.Meter{Pool: "arica", Controller: "progressive.P1", Value: 123_456, Version: 9, TS: ts}},
+		{tablebus.PoolTopics{Pool: "arica"}.Status(), tablebus.PoolStatus{Pool: "arica", Controller: "progressive.P1", Online: true, Session: 1, TS: ts}},
+	} {
+		b, err := tablebus.SealProgressive(ctl, m.topic, m.v)
+		if err != nil {
+			f.Fatal(err)
+		}
+		signed[string(b)] = m.topic
+		f.Add(b, m.topic)
+	}
+	f.Add([]byte(`{"v":1}`), tablebus.Topics{Table: "T1"}.Award())
+	f.Fuzz(func(t *testing.T, b []byte, topic string) {
+		var a tablebus.Award
+		var m tablebus.Meter
+		var st tablebus.PoolStatus
+		for _, v := range []any{&a, &m, &st} {
+			if _, err := tablebus.OpenProgressive(kr, topic, b, v); err == nil && signed[string(b)] != topic {
+				t.Fatalf("accepted a message the controller never sealed for %s: %q", topic, b)
+			}
+		}
+	})
+}
