@@ -168,6 +168,7 @@ func (t *simTable) deal(ctx context.Context, ob *outbox.Observer, loop *shoe.Loo
 		// The dealer burns with the shoe's panel in Manual Burn Cards mode (the Bee-Tek protocol).
 		t.shoe.SetBurnMode(e.State == shoe.Burning.String())
 		if err := t.act(ctx, a, loop); err != nil {
+			drawing = false // nothing was drawn: the next guidance may ask again
 			if ctx.Err() != nil {
 				return nil
 			}
