@@ -2,13 +2,13 @@ package calibration
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"image"
-	"image/png"
 	"io"
 	"os"
 	"time"
@@ -20,7 +20,7 @@ import (
 // a version this build does not know, is refused.
 const (
 	VisionFormat  = "sabot-vision-profile"
-	VisionVersion = 2
+	VisionVersion = 3
 )
 
 // MaxVisionProfileBytes bounds what LoadVision reads: a profile is a few megabytes at most.
@@ -29,8 +29,8 @@ const MaxVisionProfileBytes = 32 << 20
 // ErrProfile is wrapped by every error about a profile's content (as opposed to I/O).
 var ErrProfile = errors.New("calibration: bad profile")
 
-// Camera identifies the camera a profile was made with. A recognizer refuses frames of another
-// size: templates learned at one resolution and field of view do not fit another camera.
+// Camera identifies the camera a profile was made with. A shoe recognizer refuses frames of
+// another size: its reader window's geometry is the camera's.
 type Camera struct {
 	Name   string `json:"name"`   // what the technician calls it: "shoe-reader", "/dev/video0"
 	Width  int    `json:"width"`  // frame width in pixels
@@ -40,29 +40,53 @@ type Camera struct {
 // String returns "shoe-reader 320x240".
 func (c Camera) String() string { return fmt.Sprintf("%s %dx%d", c.Name, c.Width, c.Height) }
 
-// Template is one normalized view of a card: the top band of the card face in card coordinates
-// (the card's width spans the image's width), as a PNG, and how many rows of it the camera saw.
-type Template struct {
-	PNG []byte `json:"png"` // 8-bit colour PNG, BandWidth x BandHeight
-	// Rows [TopRows, ValidRows) were inside the frame: a card turned a little may have the
-	// corner its top edge rises to just above the frame.
-	TopRows   int `json:"top_rows"`
-	ValidRows int `json:"valid_rows"`
-	// Index is the card's index area (VisionProfile.IndexArea) resampled at IndexScale times
-	// the band's resolution, as an 8-bit colour PNG: the rank and suit read finer than the band.
-	Index []byte `json:"index_png,omitempty"`
+// The description geometry a profile's templates are made in (vision/cv's; a profile of other
+// sizes was made by another build and is refused).
+type Geometry struct {
+	FineScale int `json:"fine_scale"` // pixels per card width of the index corner
+	FaceScale int `json:"face_scale"` // pixels per card width of the face
+	IndexW    int `json:"index_w"`    // the index block, fine pixels
+	IndexH    int `json:"index_h"`
 }
 
-// Rect is a rectangle in band coordinates: [X0, X1) x [Y0, Y1).
-type Rect struct {
-	X0 int `json:"x0"`
-	Y0 int `json:"y0"`
-	X1 int `json:"x1"`
-	Y1 int `json:"y1"`
+// VisionView is what calibration learned of one end of one class: its expected description.
+type VisionView struct {
+	Class string `json:"class"` // "As" … "Kc", "BACK", "CUT"
+	End   int    `json:"end"`   // 0: as the first pass showed it; 1: turned end for end
+	// Index is the index corner block, IndexW × IndexH × 3 little-endian float32 (BGR,
+	// normalized: each channel's mean taken away, unit norm); empty when not seen.
+	Index []byte `json:"index,omitempty"`
+	// Face is the face, FaceScale × FaceRows × 3 float32, normalized likewise.
+	Face     []byte `json:"face,omitempty"`
+	FaceRows int    `json:"face_rows"`
+	// Plain: the class is the plain card (CUT). IndexPlain, FacePlain: that block has no ink.
+	Plain      bool `json:"plain,omitempty"`
+	IndexPlain bool `json:"index_plain,omitempty"`
+	FacePlain  bool `json:"face_plain,omitempty"`
+	// Band is the calibration frame's card as the recognizer saw it (8-bit PNG, for reports).
+	Band []byte `json:"band_png,omitempty"`
 }
 
-// Empty reports whether r has no area.
-func (r Rect) Empty() bool { return r.X1 <= r.X0 || r.Y1 <= r.Y0 }
+// VisionRule is the rule a view's frames are decided by, derived at calibration: the best class
+// is the answer when its distance is at most MaxDistance and it leads the runner-up by at least
+// MinLead.
+type VisionRule struct {
+	MaxDistance float64 `json:"max_distance"`
+	MinLead     float64 `json:"min_lead"`
+	// Face says whether the face is compared as well as the index corner.
+	Face bool `json:"face"`
+	// FalseAccept is the estimated share of frames of a card the profile does not hold (read
+	// against the profile built without it) that the rule would accept: the target is under
+	// 1 in 10,000. ReadRate is the share of the perturbed calibration frames read right.
+	FalseAccept float64 `json:"false_accept"`
+	ReadRate    float64 `json:"read_rate"`
+	// Samples and Impostors are how many perturbed frames the figures come from.
+	Samples   int `json:"samples"`
+	Impostors int `json:"impostors"`
+	// Wrong is how many of the Samples the rule read as another class (with the right class
+	// in the profile): it must be 0.
+	Wrong int `json:"wrong"`
+}
 
 // VisionProfile is the calibration of the card recognizer for one deck design and one camera.
 type VisionProfile struct {
@@ -71,33 +95,28 @@ type VisionProfile struct {
 	Deck    string    `json:"deck"`    // the technician's name for the deck design
 	Created time.Time `json:"created"` // when it was made
 	Camera  Camera    `json:"camera"`
-
-	// BandWidth and BandHeight are the size of every template: the card's width is BandWidth
-	// pixels, and the band covers the top BandHeight rows of the card face.
-	BandWidth  int `json:"band_width"`
-	BandHeight int `json:"band_height"`
-	// CardWidthPx is the median width of the card in the camera's frames, in pixels.
+	// Source is what the calibration frames were: "shoe" (the reader window) or "photo" (whole
+	// cards anywhere in a frame). Passes is 1, or 2 with a second pass turned end for end.
+	Source   string   `json:"source"`
+	Passes   int      `json:"passes"`
+	Geometry Geometry `json:"geometry"`
+	// CardWidthPx is the median width of the card in the calibration frames, in pixels.
 	CardWidthPx float64 `json:"card_width_px"`
-	// CardLength is the card's length in band pixels (its aspect ratio times BandWidth), as
-	// measured from the symmetry of the calibration frames; 0 when it could not be measured.
-	CardLength float64 `json:"card_length"`
-	// Rank and Suit are the windows of the card's index, in band pixels, learned from the
-	// calibration frames: where the 52 cards differ by rank but not by suit, and by suit but not
-	// by rank. Suit may be empty (a deck without a suit symbol in its index).
-	Rank Rect `json:"rank_window"`
-	Suit Rect `json:"suit_window"`
-	// IndexSeparation is how well the rank window tells the closest two ranks apart in the
-	// calibration frames (a signal-to-noise figure; under 100 the index is not relied on).
-	IndexSeparation float64 `json:"index_separation"`
-	// IndexArea is the part of the band, around the rank and suit windows, that every card
-	// template also holds at IndexScale times the band's resolution (Template.Index).
-	IndexArea  Rect `json:"index_area"`
-	IndexScale int  `json:"index_scale"`
-
-	// Cards holds the 52 templates, keyed by card ("As" … "Kc"). Cut and Back are optional.
-	Cards map[string]Template `json:"cards"`
-	Cut   *Template           `json:"cut,omitempty"`
-	Back  *Template           `json:"back,omitempty"`
+	// InkIndex and InkFace are how much ink a card's index block and face hold (the median of
+	// the 52 cards' calibration frames): a plain block is measured against them.
+	InkIndex float64 `json:"ink_index"`
+	InkFace  float64 `json:"ink_face"`
+	FaceRows int     `json:"face_rows"`
+	// CardLength is the card's length in card widths, measured from a single pass's frames by
+	// the symmetry of a two-ended design (0: not measured); the recognizer makes the ends the
+	// pass did not show from it.
+	CardLength float64 `json:"card_length,omitempty"`
+	// Views are every class's ends as calibrated; Rules the rule of each view the profile can
+	// read ("shoe", "table").
+	Views []VisionView          `json:"views"`
+	Rules map[string]VisionRule `json:"rules"`
+	// Notes are what calibration found worth telling the technician.
+	Notes []string `json:"notes,omitempty"`
 
 	// SHA256 is the hex SHA-256 of the profile's JSON encoding with this field empty.
 	SHA256 string `json:"sha256"`
@@ -140,89 +159,89 @@ func (p *VisionProfile) Validate() error {
 	if p.Camera.Width < 32 || p.Camera.Height < 32 || p.Camera.Width > 8192 || p.Camera.Height > 8192 {
 		return bad("camera size %dx%d", p.Camera.Width, p.Camera.Height)
 	}
-	if p.BandWidth < 16 || p.BandWidth > 1024 || p.BandHeight < p.BandWidth/4 || p.BandHeight > 2*p.BandWidth {
-		return bad("band size %dx%d", p.BandWidth, p.BandHeight)
+	if p.Source != "shoe" && p.Source != "photo" {
+		return bad("source %q (want shoe or photo)", p.Source)
 	}
-	if !(p.CardWidthPx > 0) || p.CardWidthPx > float64(2*p.Camera.Width) {
+	if p.Passes != 1 && p.Passes != 2 {
+		return bad("%d passes (want 1 or 2)", p.Passes)
+	}
+	g := p.Geometry
+	if g.FineScale < 16 || g.FineScale > 1024 || g.FaceScale < 4 || g.FaceScale > g.FineScale || g.IndexW < 4 || g.IndexH < 4 || g.IndexW > g.FineScale || g.IndexH > 2*g.FineScale {
+		return bad("geometry %+v", g)
+	}
+	if p.FaceRows < 1 || p.FaceRows > 2*g.FaceScale {
+		return bad("%d face rows", p.FaceRows)
+	}
+	if !(p.CardWidthPx > 0) || p.CardWidthPx > float64(2*max(p.Camera.Width, p.Camera.Height)) {
 		return bad("card width %v px", p.CardWidthPx)
 	}
-	if p.CardLength != 0 && !(p.CardLength >= float64(p.BandWidth) && p.CardLength <= 2*float64(p.BandWidth)) {
-		return bad("card length %v", p.CardLength)
+	if p.CardLength != 0 && !(p.CardLength >= 1 && p.CardLength <= 2) {
+		return bad("card length %v card widths", p.CardLength)
 	}
-	inBand := func(r Rect) bool { return r.X0 >= 0 && r.Y0 >= 0 && r.X1 <= p.BandWidth && r.Y1 <= p.BandHeight }
-	if r := p.Rank; r.Empty() || !inBand(r) {
-		return bad("rank window %+v empty or outside the %dx%d band", r, p.BandWidth, p.BandHeight)
+	if !(p.InkIndex > 0) || !(p.InkFace > 0) {
+		return bad("ink %v, %v", p.InkIndex, p.InkFace)
 	}
-	if r := p.Suit; !r.Empty() && !inBand(r) {
-		return bad("suit window %+v outside the %dx%d band", r, p.BandWidth, p.BandHeight)
-	}
-	indexBottom := max(p.Rank.Y1, p.Suit.Y1)
-	if r := p.IndexArea; r.Empty() || !inBand(r) || r.X0 > p.Rank.X0 || r.Y0 > p.Rank.Y0 || r.X1 < p.Rank.X1 || r.Y1 < p.Rank.Y1 {
-		return bad("index area %+v does not hold the rank window %+v", r, p.Rank)
-	}
-	if p.IndexScale < 1 || p.IndexScale > 4 {
-		return bad("index scale %d", p.IndexScale)
+	idxBytes := g.IndexW * g.IndexH * 3 * 4
+	seen := map[string]int{}
+	ends := map[string]bool{}
+	for i, v := range p.Views {
+		name := fmt.Sprintf("view %d (%s)", i, v.Class)
+		if v.Class != "CUT" && v.Class != "BACK" {
+			if c, err := card.Parse(v.Class); err != nil || c.String() != v.Class {
+				return bad("%s: unknown class %q", name, v.Class)
+			}
+		}
+		if v.End != 0 && v.End != 1 || v.End >= p.Passes {
+			return bad("%s: end %d with %d passes", name, v.End, p.Passes)
+		}
+		key := fmt.Sprintf("%s/%d", v.Class, v.End)
+		if ends[key] {
+			return bad("%s: end %d given twice", name, v.End)
+		}
+		ends[key] = true
+		seen[v.Class]++
+		if len(v.Index) != 0 && len(v.Index) != idxBytes {
+			return bad("%s: index block of %d bytes, want %d", name, len(v.Index), idxBytes)
+		}
+		if v.FaceRows < 0 || v.FaceRows > p.FaceRows || len(v.Face) != v.FaceRows*g.FaceScale*3*4 {
+			return bad("%s: face of %d bytes for %d rows", name, len(v.Face), v.FaceRows)
+		}
+		if !v.Plain && len(v.Index) == 0 && v.FaceRows == 0 {
+			return bad("%s: neither an index nor a face", name)
+		}
+		for _, b := range [][]byte{v.Index, v.Face} {
+			for k := 0; k+4 <= len(b); k += 4 {
+				f := math.Float32frombits(binary.LittleEndian.Uint32(b[k:]))
+				if f != f || f > 1e3 || f < -1e3 {
+					return bad("%s: a value out of range", name)
+				}
+			}
+		}
 	}
 	var missing []string
 	for _, c := range card.Deck() {
-		if _, ok := p.Cards[c.String()]; !ok {
+		if seen[c.String()] == 0 {
 			missing = append(missing, c.String())
 		}
 	}
 	if len(missing) > 0 {
-		return bad("missing card template(s) %v", missing)
+		return bad("no view of %v", missing)
 	}
-	if len(p.Cards) != 52 {
-		for k := range p.Cards {
-			if _, err := card.Parse(k); err != nil || len(k) != 2 {
-				return bad("unknown card template %q", k)
-			}
-		}
+	if seen["CUT"] == 0 {
+		return bad("no view of the plain cut card")
 	}
-	check := func(name string, t *Template) error {
-		if t.ValidRows < indexBottom || t.ValidRows > p.BandHeight {
-			return bad("template %s: %d valid rows (need %d…%d)", name, t.ValidRows, indexBottom, p.BandHeight)
-		}
-		if t.TopRows < 0 || t.TopRows > t.ValidRows/4 {
-			return bad("template %s: top %d rows outside the frame (at most a quarter of %d valid)", name, t.TopRows, t.ValidRows)
-		}
-		cfg, err := png.DecodeConfig(bytes.NewReader(t.PNG))
-		if err != nil {
-			return bad("template %s is not a PNG: %v", name, err)
-		}
-		if cfg.Width != p.BandWidth || cfg.Height != p.BandHeight {
-			return bad("template %s is %dx%d, want %dx%d", name, cfg.Width, cfg.Height, p.BandWidth, p.BandHeight)
-		}
-		if name == "CUT" || name == "BACK" {
-			return nil
-		}
-		if len(t.Index) == 0 {
-			return bad("template %s has no index image", name)
-		}
-		cfg, err = png.DecodeConfig(bytes.NewReader(t.Index))
-		if err != nil {
-			return bad("template %s: index is not a PNG: %v", name, err)
-		}
-		w, h := (p.IndexArea.X1-p.IndexArea.X0)*p.IndexScale, (p.IndexArea.Y1-p.IndexArea.Y0)*p.IndexScale
-		if cfg.Width != w || cfg.Height != h {
-			return bad("template %s: index is %dx%d, want %dx%d", name, cfg.Width, cfg.Height, w, h)
-		}
-		return nil
+	if len(p.Rules) == 0 {
+		return bad("no rule for any view")
 	}
-	for _, c := range card.Deck() {
-		t := p.Cards[c.String()]
-		if err := check(c.String(), &t); err != nil {
-			return err
+	for name, r := range p.Rules {
+		if name != "shoe" && name != "table" {
+			return bad("rule for an unknown view %q", name)
 		}
-	}
-	if p.Cut != nil {
-		if err := check("CUT", p.Cut); err != nil {
-			return err
+		if !(r.MaxDistance > 0 && r.MaxDistance <= 2) || !(r.MinLead >= 0 && r.MinLead <= 10) {
+			return bad("%s rule: distance %v, lead %v", name, r.MaxDistance, r.MinLead)
 		}
-	}
-	if p.Back != nil {
-		if err := check("BACK", p.Back); err != nil {
-			return err
+		if r.FalseAccept < 0 || r.FalseAccept > 1 || r.ReadRate < 0 || r.ReadRate > 1 {
+			return bad("%s rule: rates %v, %v", name, r.FalseAccept, r.ReadRate)
 		}
 	}
 	sum, err := p.checksum()
@@ -235,14 +254,22 @@ func (p *VisionProfile) Validate() error {
 	return nil
 }
 
-// DecodeTemplate decodes a template's PNG into an image (pure Go, for tools and tests; the
-// recognizer decodes with OpenCV).
-func DecodeTemplate(t Template) (image.Image, error) {
-	im, err := png.Decode(bytes.NewReader(t.PNG))
-	if err != nil {
-		return nil, fmt.Errorf("%w: template: %w", ErrProfile, err)
+// Floats decodes a view's little-endian float32 block.
+func Floats(b []byte) []float32 {
+	out := make([]float32, len(b)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
-	return im, nil
+	return out
+}
+
+// FloatBytes encodes a block as little-endian float32.
+func FloatBytes(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, f := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+	}
+	return b
 }
 
 // ReadVision decodes and validates a profile.

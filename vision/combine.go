@@ -2,59 +2,46 @@ package vision
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
-
-	"github.com/sabot-tables/sabot/shoe/card"
 )
-
-// CombineConfig sets how the frames of one card passage are combined.
-type CombineConfig struct {
-	// MinAgree is how many frames must read the same card (or CUT, or BACK) for the passage to
-	// be that card; fewer is a rejection. Zero means 2.
-	MinAgree int
-}
-
-func (c CombineConfig) minAgree() int {
-	if c.MinAgree <= 0 {
-		return 2
-	}
-	return c.MinAgree
-}
 
 // Passage is one physical card crossing the reader: the combined result and what it was made of.
 type Passage struct {
 	Result
-	// Frames is how many frames were seen between the two sensor edges; Agree how many of them
-	// read the answer.
-	Frames, Agree int
-	// Tally lists what the frames read, most frequent first: "As×3 NONE×2 reject×1".
+	// Frames is how many frames were seen between the two sensor edges; Evidence how many of
+	// them showed the card (gave evidence).
+	Frames, Evidence int
+	// Tally lists what the frames read on their own, most frequent first: "As×3 NONE×2 reject×1".
 	Tally string
 }
 
 // Combiner turns the frames seen while a card blocks the card-exit sensor into one answer:
-// Begin at the leading edge, Add each frame's Result, End at the trailing edge. The rule is
-// RULES.md §1 "Misread": frames that disagree, or too few frames that agree, are a rejection,
-// never a guess. A Combiner is not safe for concurrent use; the zero value is ready with the
-// default configuration.
+// Begin at the leading edge, Add each frame's Result, End at the trailing edge. Frames are
+// combined by their evidence, not by counting their votes: each class's distance is averaged over
+// the frames that showed the card and the recognizer's rule (its Judge) decides on the average,
+// as it decides one frame. One frame that on its own reads another card, the cut card or the
+// back rejects the passage (RULES.md §1 "Misread": never a guess). A Combiner is not safe for
+// concurrent use.
 type Combiner struct {
-	Config CombineConfig
+	Judge  Judge
 	open   bool
 	frames int
-	cards  map[card.Card][]float64
-	kinds  [None + 1][]float64
-	reason map[string]int
+	n      int
+	sum    []float64
+	count  []int
+	reads  map[string]int
+	tally  map[string]int
 }
 
 // Begin starts a passage (the sensor's leading edge), dropping anything not yet ended.
 func (c *Combiner) Begin() {
 	c.open = true
-	c.frames = 0
-	c.cards = map[card.Card][]float64{}
-	for i := range c.kinds {
-		c.kinds[i] = c.kinds[i][:0]
-	}
-	c.reason = map[string]int{}
+	c.frames, c.n = 0, 0
+	c.sum, c.count = c.sum[:0], c.count[:0]
+	c.reads = map[string]int{}
+	c.tally = map[string]int{}
 }
 
 // Open reports whether a passage has begun and not ended.
@@ -67,19 +54,30 @@ func (c *Combiner) Add(r Result) {
 		c.Begin()
 	}
 	c.frames++
-	switch r.Kind {
-	case Card:
-		if !r.Card.Valid() {
-			c.kinds[Reject] = append(c.kinds[Reject], 0)
-			c.reason["card kind without a card"]++
-			return
+	t := r.Token()
+	if t == "" {
+		t = "reject"
+	}
+	c.tally[t]++
+	if r.Kind == Card || r.Kind == Cut || r.Kind == Back {
+		c.reads[t]++
+	}
+	if r.Evidence == nil || len(r.Evidence.Dist) == 0 {
+		return
+	}
+	if len(c.sum) == 0 {
+		c.sum = make([]float64, len(r.Evidence.Dist))
+		c.count = make([]int, len(r.Evidence.Dist))
+	}
+	if len(r.Evidence.Dist) != len(c.sum) {
+		return // another recognizer's frame: not comparable
+	}
+	c.n++
+	for i, d := range r.Evidence.Dist {
+		if !math.IsNaN(d) && !math.IsInf(d, 0) {
+			c.sum[i] += d
+			c.count[i]++
 		}
-		c.cards[r.Card] = append(c.cards[r.Card], r.Confidence)
-	case Cut, Back, None:
-		c.kinds[r.Kind] = append(c.kinds[r.Kind], r.Confidence)
-	default:
-		c.kinds[Reject] = append(c.kinds[Reject], r.Confidence)
-		c.reason[r.Reason]++
 	}
 }
 
@@ -89,61 +87,52 @@ func (c *Combiner) End() Passage {
 		return Passage{Result: Rejected("no frames: the passage never began", 0)}
 	}
 	c.open = false
-	p := Passage{Frames: c.frames, Tally: c.tally()}
-	need := c.Config.minAgree()
-	if c.frames == 0 {
+	p := Passage{Frames: c.frames, Evidence: c.n, Tally: c.tallyString()}
+	switch {
+	case c.frames == 0:
 		p.Result = Rejected("no frames while the sensor was blocked", 0)
 		return p
-	}
-	cut, back := len(c.kinds[Cut]), len(c.kinds[Back])
-	switch {
-	case len(c.cards) > 1:
-		p.Result = Rejected("frames disagree: "+p.Tally, 0)
-	case len(c.cards) == 1 && (cut > 0 || back > 0):
-		p.Result = Rejected("a card and a cut card or back in one passage: "+p.Tally, 0)
-	case len(c.cards) == 1:
-		for k, conf := range c.cards {
-			p.Agree = len(conf)
-			if p.Agree < need {
-				p.Result = Rejected(fmt.Sprintf("only %d frame(s) read %s, %d needed", p.Agree, k, need), mean(conf))
-				return p
-			}
-			p.Result = Result{Kind: Card, Card: k, Confidence: mean(conf)}
-		}
-	case cut > 0 && back > 0:
-		p.Result = Rejected("cut card and back in one passage: "+p.Tally, 0)
-	case cut >= need:
-		p.Agree = cut
-		p.Result = Result{Kind: Cut, Confidence: mean(c.kinds[Cut])}
-	case back >= need:
-		p.Agree = back
-		p.Result = Result{Kind: Back, Confidence: mean(c.kinds[Back])}
-	case cut > 0 || back > 0:
-		p.Agree = cut + back
-		p.Result = Rejected(fmt.Sprintf("only %d frame(s) agree, %d needed: %s", cut+back, need, p.Tally), 0)
-	default:
+	case c.n == 0:
 		// The sensor says something crossed: seeing nothing is a misread, not NONE.
-		p.Result = Rejected("no frame read the card: "+p.Tally, 0)
+		p.Result = Rejected("no frame showed the card: "+p.Tally, 0)
+		return p
+	case c.Judge == nil:
+		p.Result = Rejected("no recognizer to judge the frames", 0)
+		return p
+	}
+	mean := make([]float64, len(c.sum))
+	for i := range mean {
+		// A class not measured in every frame that showed the card is not measured at all: its
+		// frames cannot be compared with the others'.
+		if c.count[i] == c.n {
+			mean[i] = c.sum[i] / float64(c.n)
+		} else {
+			mean[i] = math.NaN()
+		}
+	}
+	res := c.Judge.Judge(mean)
+	p.Result = res
+	if res.Kind == Reject {
+		p.Result.Reason = fmt.Sprintf("%s (over %d frames: %s)", res.Reason, c.n, p.Tally)
+		return p
+	}
+	for tok := range c.reads {
+		if tok != res.Token() {
+			p.Result = Rejected(fmt.Sprintf("frames read %s, but a frame read %s on its own: %s", res.Token(), tok, p.Tally), res.Confidence)
+			return p
+		}
 	}
 	return p
 }
 
-func (c *Combiner) tally() string {
+func (c *Combiner) tallyString() string {
 	type kv struct {
 		k string
 		n int
 	}
 	var l []kv
-	for k, v := range c.cards {
-		l = append(l, kv{k.String(), len(v)})
-	}
-	for k := Card; k <= None; k++ {
-		if n := len(c.kinds[k]); n > 0 {
-			l = append(l, kv{k.String(), n})
-		}
-	}
-	if n := len(c.kinds[Reject]); n > 0 {
-		l = append(l, kv{"reject", n})
+	for k, n := range c.tally {
+		l = append(l, kv{k, n})
 	}
 	sort.Slice(l, func(i, j int) bool {
 		if l[i].n != l[j].n {
@@ -156,15 +145,4 @@ func (c *Combiner) tally() string {
 		parts[i] = fmt.Sprintf("%s×%d", e.k, e.n)
 	}
 	return strings.Join(parts, " ")
-}
-
-func mean(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := 0.0
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
 }

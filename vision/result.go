@@ -43,6 +43,21 @@ type Result struct {
 	Reason string
 	// Elapsed is the time the recognizer spent on the frame.
 	Elapsed time.Duration
+	// Evidence is what the answer was decided from, for combining a card's frames (nil when
+	// the frame gave none: no card outline, or an unusable frame).
+	Evidence *Evidence
+}
+
+// Evidence is one frame's distance from every class its recognizer knows, in the recognizer's
+// order (NaN where a class could not be measured). A Combiner averages it over the frames of one
+// card passage and asks the recognizer's Judge to decide, by the same rule as for one frame.
+type Evidence struct {
+	Dist []float64
+}
+
+// A Judge decides from evidence: the recognizer that made it.
+type Judge interface {
+	Judge(dist []float64) Result
 }
 
 // Token returns the RULES.md §0 token for the result: a card ("Qh"), "CUT", "BACK" or "NONE";

@@ -25,12 +25,12 @@ func (v View) String() string {
 }
 
 // ParseView reads "shoe" or "table". labels.csv also writes "none" for an empty reader window,
-// which is a shoe frame.
+// which is a shoe frame, and "photo" for a photograph of a card lying anywhere, a table frame.
 func ParseView(s string) (View, error) {
 	switch s {
 	case "shoe", "none":
 		return Shoe, nil
-	case "table":
+	case "table", "photo":
 		return Table, nil
 	}
 	return 0, fmt.Errorf("vision: unknown view %q (want shoe, table or none)", s)

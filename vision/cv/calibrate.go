@@ -1,242 +1,658 @@
 package cv
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"image"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
+	"sync"
 	"time"
 
 	"gocv.io/x/gocv"
 
 	"github.com/sabot-tables/sabot/calibration"
 	"github.com/sabot-tables/sabot/shoe/card"
+	"github.com/sabot-tables/sabot/vision"
 )
 
-// CalibrationFrame is one frame of a calibration pass: the sorted deck through the reader, one
-// frame per card, plus optionally the cut card and a card back.
+// CalibrationFrame is one frame of a calibration pass: the card (or "CUT", "BACK") it shows.
 type CalibrationFrame struct {
-	Token string   // "As" … "Kc", "CUT" or "BACK"
-	Name  string   // where it came from, for error messages (a file name)
-	Frame gocv.Mat // 8-bit BGR, owned by the caller
+	Token string
+	File  string // where it came from, for errors ("" for a live capture)
+	Frame gocv.Mat
 }
 
-// CalibrateOptions names what a profile is for.
+// CalibrateOptions sets up a calibration.
 type CalibrateOptions struct {
-	Deck   string // the deck design's name
-	Camera string // the camera's name; the frame size is taken from the frames
-	Now    func() time.Time
+	Deck, Camera string
+	// Source is "shoe" (frames of the reader window), "photo" (whole cards anywhere in a
+	// frame), or "" to tell from the frames: shoe frames when the reader's outline is found in
+	// most of them.
+	Source string
+	// Perturbations is how many perturbed frames of each calibration frame the rule is derived
+	// from (0: 40); Seed makes them (0: 1).
+	Perturbations int
+	Seed          uint64
+	// Progress, when set, is told how far calibration is.
+	Progress func(stage string, done, total int)
+	// Now gives the profile's creation time (nil: time.Now).
+	Now func() time.Time
 }
 
-// ErrCalibration is wrapped by every Calibrate error about the frames given.
+// ErrCalibration is wrapped by every error about the calibration frames.
 var ErrCalibration = errors.New("vision: calibration")
 
-// Calibrate learns a profile from one frame per card (52, each named by its card) and optional
-// CUT and BACK frames, all from the same reader camera. Every problem names the frame.
-func Calibrate(frames []CalibrationFrame, opt CalibrateOptions) (*calibration.VisionProfile, error) {
-	if opt.Now == nil {
-		opt.Now = time.Now
+// Perturbed frames: templatePerturbations of each calibration frame make its template (the mean
+// of their descriptions: what the card looks like under the conditions of the field, not only
+// under the calibration frame's).
+const (
+	templatePerturbations = 16
+	rulePerturbations     = 40
+)
+
+// CalibrateDirs calibrates from one directory of frames (a pass of the deck through the reader,
+// or photographs of each card), or two: the second a pass of the deck turned end for end. Each
+// directory holds one image per card named by its code (As.jpg … Kc.jpg), and optionally CUT and
+// BACK.
+func CalibrateDirs(ctx context.Context, dirs []string, o CalibrateOptions) (*calibration.VisionProfile, error) {
+	if len(dirs) < 1 || len(dirs) > 2 {
+		return nil, fmt.Errorf("%w: %d directories given (one pass, or two with the deck turned end for end)", ErrCalibration, len(dirs))
 	}
-	p := &calibration.VisionProfile{
-		Deck:       opt.Deck,
-		Created:    opt.Now().UTC().Truncate(time.Second),
-		BandWidth:  bandW,
-		BandHeight: bandH,
-		Cards:      map[string]calibration.Template{},
-	}
-	fine := make([]feat, 52)
-	coarse := make([]feat, 52)
-	poses := make([]pose, 52)
-	sources := make([]gocv.Mat, 52)
-	var widths []float64
-	seen := map[string]string{}
-	blurred := gocv.NewMat()
-	defer blurred.Close()
-	band := gocv.NewMat()
-	defer band.Close()
-	for _, f := range frames {
-		if prev, dup := seen[f.Token]; dup {
-			return nil, fmt.Errorf("%w: %s and %s are both %s", ErrCalibration, prev, f.Name, f.Token)
-		}
-		seen[f.Token] = f.Name
-		isCard := f.Token != "CUT" && f.Token != "BACK"
-		if isCard {
-			if c, err := card.Parse(f.Token); err != nil || c.String() != f.Token {
-				return nil, fmt.Errorf("%w: %s: %q is not a card, CUT or BACK", ErrCalibration, f.Name, f.Token)
+	var passes [][]CalibrationFrame
+	defer func() {
+		for _, p := range passes {
+			for _, f := range p {
+				f.Frame.Close()
 			}
 		}
-		if err := checkFrame(f.Frame); err != nil {
-			return nil, fmt.Errorf("%w: %s: %w", ErrCalibration, f.Name, err)
-		}
-		if p.Camera.Width == 0 {
-			p.Camera = calibration.Camera{Name: opt.Camera, Width: f.Frame.Cols(), Height: f.Frame.Rows()}
-		} else if f.Frame.Cols() != p.Camera.Width || f.Frame.Rows() != p.Camera.Height {
-			return nil, fmt.Errorf("%w: %s is %dx%d, the other frames %dx%d", ErrCalibration, f.Name, f.Frame.Cols(), f.Frame.Rows(), p.Camera.Width, p.Camera.Height)
-		}
-		gocv.GaussianBlur(f.Frame, &blurred, image.Pt(5, 5), 1.5, 1.5, gocv.BorderReplicate)
-		g, err := registerShoe(blurred, minEdgeStep)
-		if err == nil && !g.bothSides() && isCard {
-			err = errors.New("a side of the card is outside the frame")
-		}
+	}()
+	for _, dir := range dirs {
+		p, err := readPass(dir)
 		if err != nil {
-			if isCard {
-				return nil, fmt.Errorf("%w: %s: cannot find the card: %w", ErrCalibration, f.Name, err)
+			for _, f := range p {
+				f.Frame.Close()
 			}
-			// A dark cut card may show no edges; it is then recognized without a template.
-			continue
+			return nil, err
 		}
-		if !g.bothSides() {
-			continue
-		}
-		width := g.widthAt(f.Frame.Rows())
-		ps := g.pose(width, bandW)
-		top, valid := warpBand(f.Frame, &ps, bandW, bandH, &band)
-		if top > maxTopRows {
-			return nil, fmt.Errorf("%w: %s: the card's top edge is outside the frame", ErrCalibration, f.Name)
-		}
-		buf, err := gocv.IMEncode(gocv.PNGFileExt, band)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s: encoding: %w", ErrCalibration, f.Name, err)
-		}
-		t := calibration.Template{PNG: append([]byte(nil), buf.GetBytes()...), TopRows: top, ValidRows: valid}
-		buf.Close()
-		switch f.Token {
-		case "CUT":
-			p.Cut = &t
-			continue
-		case "BACK":
-			p.Back = &t
-			continue
-		}
-		widths = append(widths, width)
-		p.Cards[f.Token] = t
-		tm := makeTmpl(f.Token, &band, top, valid, true)
-		i := card.MustParse(f.Token).Index()
-		fine[i], coarse[i] = tm.fine, tm.coarse
-		poses[i], sources[i] = ps, f.Frame
+		passes = append(passes, p)
 	}
-	var missing []string
-	for _, c := range card.Deck() {
-		if _, ok := p.Cards[c.String()]; !ok {
-			missing = append(missing, c.String())
-		}
-	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("%w: missing calibration frame(s) for %v", ErrCalibration, missing)
-	}
-	sort.Float64s(widths)
-	p.CardWidthPx = widths[len(widths)/2]
-	rw, sw, sep, err := findWindows(fine)
+	return Calibrate(ctx, passes, o)
+}
+
+// readPass reads one directory's calibration frames.
+func readPass(dir string) ([]CalibrationFrame, error) {
+	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCalibration, err)
 	}
-	p.Rank = calibration.Rect{X0: rw.x0, Y0: rw.y0, X1: rw.x1, Y1: rw.y1}
-	p.Suit = calibration.Rect{X0: sw.x0, Y0: sw.y0, X1: sw.x1, Y1: sw.y1}
-	p.IndexSeparation = math.Round(sep*10) / 10
-	// The index area, at twice the band's resolution, for every card.
-	area := indexArea(rw, sw)
-	p.IndexArea = calibration.Rect{X0: area.x0, Y0: area.y0, X1: area.x1, Y1: area.y1}
-
-	p.IndexScale = indexScale
-	patch := gocv.NewMat()
-	defer patch.Close()
-	for i, c := range card.Deck() {
-		warpIndex(sources[i], &poses[i], area, &patch)
-		buf, err := gocv.IMEncode(gocv.PNGFileExt, patch)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s: encoding: %w", ErrCalibration, c, err)
+	var out []CalibrationFrame
+	seen := map[string]string{}
+	for _, e := range ents {
+		ext := strings.ToLower(filepath.Ext(e.Name()))
+		if e.IsDir() || !imageExts[ext] {
+			continue
 		}
-		t := p.Cards[c.String()]
-		t.Index = append([]byte(nil), buf.GetBytes()...)
-		buf.Close()
-		p.Cards[c.String()] = t
+		tok := strings.TrimSuffix(e.Name(), filepath.Ext(e.Name()))
+		if tok != classCut && tok != classBack {
+			c, err := card.Parse(tok)
+			if err != nil || c.String() != tok {
+				return out, fmt.Errorf("%w: %s: the name is not a card code (As … Kc), CUT or BACK", ErrCalibration, filepath.Join(dir, e.Name()))
+			}
+		}
+		if prev, ok := seen[tok]; ok {
+			return out, fmt.Errorf("%w: %s and %s both show %s", ErrCalibration, prev, filepath.Join(dir, e.Name()), tok)
+		}
+		path := filepath.Join(dir, e.Name())
+		seen[tok] = path
+		m, err := ReadImage(path)
+		if err != nil {
+			return out, fmt.Errorf("%w: %w", ErrCalibration, err)
+		}
+		out = append(out, CalibrationFrame{Token: tok, File: path, Frame: m})
 	}
-	if l, _ := findLength(coarse); l > 0 {
-		p.CardLength = float64(2 * l)
+	return out, nil
+}
+
+// calFrame is a calibration frame located and described.
+type calFrame struct {
+	CalibrationFrame
+	class, end int
+	pose       pose
+	desc       desc
+	band       gocv.Mat // the card as seen, 8-bit, for the report
+}
+
+// Calibrate learns a profile from one pass of the deck, or two (the second turned end for end).
+// The caller keeps the frames.
+func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOptions) (*calibration.VisionProfile, error) {
+	if o.Perturbations <= 0 {
+		o.Perturbations = rulePerturbations
 	}
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	progress := func(stage string, done, total int) {
+		if o.Progress != nil {
+			o.Progress(stage, done, total)
+		}
+	}
+	if len(passes) < 1 || len(passes) > 2 {
+		return nil, fmt.Errorf("%w: %d passes (one, or two with the deck turned end for end)", ErrCalibration, len(passes))
+	}
+	// Every pass holds the 52 cards, once each, in frames of one size.
+	var w, h int
+	for pi, pass := range passes {
+		have := map[string]bool{}
+		for _, f := range pass {
+			if err := checkFrame(f.Frame); err != nil {
+				return nil, fmt.Errorf("%w: %s: %w", ErrCalibration, f.name(), err)
+			}
+			if have[f.Token] {
+				return nil, fmt.Errorf("%w: pass %d shows %s twice", ErrCalibration, pi+1, f.Token)
+			}
+			have[f.Token] = true
+			if w == 0 {
+				w, h = f.Frame.Cols(), f.Frame.Rows()
+			}
+		}
+		var missing []string
+		for _, c := range card.Deck() {
+			if !have[c.String()] {
+				missing = append(missing, c.String())
+			}
+		}
+		if len(missing) > 0 {
+			return nil, fmt.Errorf("%w: pass %d has no frame of %s", ErrCalibration, pi+1, strings.Join(missing, " "))
+		}
+	}
+	source := o.Source
+	if source == "" {
+		source = guessSource(passes)
+	}
+	if source != "shoe" && source != "photo" {
+		return nil, fmt.Errorf("%w: source %q (want shoe or photo)", ErrCalibration, source)
+	}
+	if source == "shoe" {
+		for _, pass := range passes {
+			for _, f := range pass {
+				if f.Frame.Cols() != w || f.Frame.Rows() != h {
+					return nil, fmt.Errorf("%w: %s is %dx%d, the other frames %dx%d: one reader camera gives frames of one size", ErrCalibration, f.name(), f.Frame.Cols(), f.Frame.Rows(), w, h)
+				}
+			}
+		}
+	}
+	classes := make([]string, 0, 54)
+	index := map[string]int{}
+	for _, c := range card.Deck() {
+		index[c.String()] = len(classes)
+		classes = append(classes, c.String())
+	}
+	for _, t := range []string{classBack, classCut} {
+		index[t] = len(classes)
+		classes = append(classes, t)
+	}
+	// Find and describe every calibration frame.
+	var frames []*calFrame
+	defer func() {
+		for _, f := range frames {
+			f.band.Close()
+		}
+	}()
+	w0 := newWorker()
+	defer w0.Close()
+	for pi, pass := range passes {
+		for _, f := range pass {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			cf := &calFrame{CalibrationFrame: f, class: index[f.Token], end: pi, band: gocv.NewMat()}
+			frames = append(frames, cf)
+			p, err := w0.locateOne(f.Frame, source)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s: cannot find the card: %s", ErrCalibration, f.name(), strings.ReplaceAll(err.Error(), "\n", ": "))
+			}
+			cf.pose = p
+			if err := w0.describeAt(f.Frame, source, &cf.pose, &cf.desc); err != nil {
+				return nil, fmt.Errorf("%w: %s: %w", ErrCalibration, f.name(), err)
+			}
+			if !cf.desc.idxOK && f.Token != classCut {
+				return nil, fmt.Errorf("%w: %s: the card's index corner is not wholly in the frame", ErrCalibration, f.name())
+			}
+			w0.d.warp.ConvertTo(&cf.band, gocv.MatTypeCV8UC3)
+		}
+	}
+	progress("found the card in every frame", len(frames), len(frames))
+	widths := make([]float64, 0, len(frames))
+	for _, f := range frames {
+		widths = append(widths, f.pose.widthPx)
+	}
+	slices.Sort(widths)
+	// The templates: each frame's perturbed descriptions, averaged.
+	samples := make([]sample, len(frames))
+	err := parallel(ctx, len(frames), func(wk *worker, i int) error {
+		f := frames[i]
+		rng := rand.New(rand.NewPCG(o.Seed, uint64(i)))
+		s := sample{class: f.class, end: f.end, base: &f.desc, plain: f.Token == classCut}
+		for range templatePerturbations {
+			d, ok := wk.perturbed(f, source, true, rng)
+			if ok {
+				s.perturbed = append(s.perturbed, d)
+			}
+		}
+		if len(s.perturbed) < templatePerturbations/2 {
+			return fmt.Errorf("%w: %s: the card was lost in %d of %d perturbed frames: capture it again, square in the window and in focus", ErrCalibration, f.name(), templatePerturbations-len(s.perturbed), templatePerturbations)
+		}
+		samples[i] = s
+		return nil
+	}, func(done int) { progress("learning the templates", done, len(frames)) })
+	if err != nil {
+		return nil, err
+	}
+	m := learnModel(classes, samples, source == "shoe" && len(passes) == 1)
+	if debugModel != nil {
+		debugModel(m)
+	}
+	views, err := profileViews(m, bandsOf(frames))
+	if err != nil {
+		return nil, err
+	}
+	p := &calibration.VisionProfile{
+		Deck: o.Deck, Created: o.Now().UTC().Truncate(time.Second), Camera: calibration.Camera{Name: o.Camera, Width: w, Height: h},
+		Source: source, Passes: len(passes), Geometry: geometry, CardWidthPx: widths[len(widths)/2],
+		InkIndex: m.inkIdx, InkFace: m.inkFace, FaceRows: m.faceRows, CardLength: round6(m.length), Views: views,
+	}
+	// The rules: each view's perturbed frames read against the profile, and against it without
+	// their class.
+	viewsToRule := []vision.View{vision.Table}
+	if source == "shoe" {
+		viewsToRule = []vision.View{vision.Shoe, vision.Table}
+	}
+	p.Rules = map[string]calibration.VisionRule{}
+	for _, v := range viewsToRule {
+		face := true
+		trials := make([][]trial, len(frames))
+		err := parallel(ctx, len(frames), func(wk *worker, i int) error {
+			f := frames[i]
+			rec := wk.recognizer(p, m, v, face)
+			rng := rand.New(rand.NewPCG(o.Seed+1000*uint64(v), uint64(i)))
+			for range o.Perturbations {
+				trials[i] = append(trials[i], wk.trial(rec, frames, i, source, v, rng))
+			}
+			_ = f
+			return nil
+		}, func(done int) { progress(fmt.Sprintf("deriving the %s rule", v), done, len(frames)) })
+		if err != nil {
+			return nil, err
+		}
+		var all []trial
+		for _, t := range trials {
+			all = append(all, t...)
+		}
+		ft := fitRule(all)
+		if debugTrials != nil {
+			debugTrials(v, all, ft)
+		}
+		p.Rules[v.String()] = calibration.VisionRule{
+			MaxDistance: round6(ft.maxDist), MinLead: round6(ft.minLead), Face: face,
+			FalseAccept: max(ft.farAbsent, ft.farPresent), ReadRate: ft.readRate,
+			Samples: ft.samples, Impostors: ft.impostors, Wrong: ft.wrong,
+		}
+		if ft.farAbsent > falseAcceptTarget || ft.farPresent > falseAcceptTarget {
+			return nil, fmt.Errorf("%w: no threshold keeps the %s view's estimated false accepts under 1 in 10,000: the calibration frames cannot tell the cards apart (a damaged or mixed deck?)", ErrCalibration, v)
+		}
+	}
+	p.Notes = notesOf(p, frames)
 	if err := p.Seal(); err != nil {
 		return nil, err
+	}
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("vision: calibration made a profile it cannot read: %w", err)
 	}
 	return p, nil
 }
 
-// maxTopRows is the most band rows a calibration frame may miss at the card's top (a corner of a
-// turned card just above the frame). They are its blank top margin, which the warp fills from the
-// frame's top row, near enough to the card's own for the index patch.
-const maxTopRows = bandH / 10
+func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
 
-// CalibrationFiles lists a calibration directory: the 52 card frames named by their code
-// (As.jpg … Kc.jpg; .png, .jpeg, .bmp also) and optionally CUT and BACK. A missing card is an
-// error naming it.
-func CalibrationFiles(dir string) (map[string]string, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrCalibration, err)
+func (f CalibrationFrame) name() string {
+	if f.File != "" {
+		return f.File
 	}
-	files := map[string]string{}
-	for _, e := range entries {
-		if e.IsDir() {
-			continue
+	return f.Token
+}
+
+// guessSource tells shoe frames from photographs: shoe frames when the reader window's outline
+// is found in most of them.
+func guessSource(passes [][]CalibrationFrame) string {
+	sc := newScanner()
+	defer sc.Close()
+	n, ok := 0, 0
+	for _, f := range passes[0] {
+		if n >= 12 {
+			break
 		}
-		name := e.Name()
-		ext := filepath.Ext(name)
-		switch ext {
-		case ".jpg", ".jpeg", ".png", ".bmp", ".JPG", ".JPEG", ".PNG":
-		default:
-			continue
-		}
-		tok := name[:len(name)-len(ext)]
-		if tok != "CUT" && tok != "BACK" {
-			c, err := card.Parse(tok)
-			if err != nil {
-				continue // other images (a README picture) are not calibration frames
+		n++
+		if sc.load(f.Frame) == nil {
+			if _, _, err := sc.findShoe(); err == nil {
+				ok++
 			}
-			tok = c.String()
-		}
-		if prev, dup := files[tok]; dup {
-			return nil, fmt.Errorf("%w: %s and %s are both %s", ErrCalibration, prev, name, tok)
-		}
-		files[tok] = filepath.Join(dir, name)
-	}
-	var missing []string
-	for _, c := range card.Deck() {
-		if _, ok := files[c.String()]; !ok {
-			missing = append(missing, c.String()+".jpg")
 		}
 	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("%w: %s: missing %v", ErrCalibration, dir, missing)
+	if ok*2 > n {
+		return "shoe"
 	}
-	return files, nil
+	return "photo"
 }
 
-// CalibrateDir calibrates from a directory laid out as CalibrationFiles says.
-func CalibrateDir(dir string, opt CalibrateOptions) (*calibration.VisionProfile, error) {
-	files, err := CalibrationFiles(dir)
-	if err != nil {
-		return nil, err
+// bandsOf maps each view (in model order: the frames' order) to its calibration band.
+func bandsOf(frames []*calFrame) map[int]gocv.Mat {
+	out := map[int]gocv.Mat{}
+	for i, f := range frames {
+		out[i] = f.band
 	}
-	var frames []CalibrationFrame
-	defer func() {
-		for _, f := range frames {
-			f.Frame.Close()
-		}
-	}()
-	toks := make([]string, 0, len(files))
-	for t := range files {
-		toks = append(toks, t)
-	}
-	sort.Strings(toks)
-	for _, t := range toks {
-		m, err := ReadImage(files[t])
-		if err != nil {
-			m.Close()
-			return nil, fmt.Errorf("%w: %w", ErrCalibration, err)
-		}
-		frames = append(frames, CalibrationFrame{Token: t, Name: files[t], Frame: m})
-	}
-	return Calibrate(frames, opt)
+	return out
 }
+
+// notesOf says what the technician should know of a profile.
+func notesOf(p *calibration.VisionProfile, frames []*calFrame) []string {
+	var notes []string
+	if p.Source == "shoe" && p.Passes == 1 {
+		notes = append(notes, "one pass: shoe frames are read by the index corner alone (a card's face differs from one end to the other); a second pass of the deck turned end for end lets the face count too")
+	}
+	if _, ok := p.Rules["shoe"]; !ok {
+		notes = append(notes, "calibrated from photographs: table frames only")
+	}
+	hasBack := false
+	for _, f := range frames {
+		hasBack = hasBack || f.Token == classBack
+	}
+	if !hasBack {
+		notes = append(notes, "no BACK frame: a card seen face down is rejected, never read")
+	}
+	return notes
+}
+
+// worker holds one goroutine's working Mats for calibration.
+type worker struct {
+	sc  *scanner
+	tf  *tableFinder
+	d   *describer
+	pt  *perturber
+	f   gocv.Mat
+	dst gocv.Mat
+	rec map[vision.View]*Recognizer
+}
+
+func newWorker() *worker {
+	return &worker{sc: newScanner(), tf: newTableFinder(), d: newDescriber(), pt: newPerturber(), f: gocv.NewMat(), dst: gocv.NewMat(), rec: map[vision.View]*Recognizer{}}
+}
+
+func (w *worker) Close() {
+	w.sc.Close()
+	w.tf.Close()
+	w.d.Close()
+	w.pt.Close()
+	w.f.Close()
+	w.dst.Close()
+	for _, r := range w.rec {
+		r.Close()
+	}
+}
+
+// locateOne finds the card of a calibration frame.
+func (w *worker) locateOne(frame gocv.Mat, source string) (pose, error) {
+	if source == "shoe" {
+		if err := w.sc.load(frame); err != nil {
+			return pose{}, err
+		}
+		p, _, err := w.sc.findShoe()
+		return p, err
+	}
+	p, _, err := w.tf.findTable(frame)
+	return p, err
+}
+
+// describeAt describes the card at p in frame (its top end as the pose has it).
+func (w *worker) describeAt(frame gocv.Mat, source string, p *pose, d *desc) error {
+	if source == "shoe" {
+		if err := w.sc.load(frame); err != nil {
+			return err
+		}
+		return w.d.describe(w.sc.f, p, maxLength, d)
+	}
+	frame.ConvertTo(&w.f, gocv.MatTypeCV32FC3)
+	gocv.GaussianBlur(w.f, &w.f, image.Pt(0, 0), 0.7, 0.7, gocv.BorderReplicate)
+	return w.d.describe(w.f, p, p.length, d)
+}
+
+// perturbed makes one perturbed frame of f and describes its card at the end calibrated (for
+// the templates, the card is found again in the perturbed frame; the pose of photographs is kept
+// to the calibration frame's end).
+func (w *worker) perturbed(f *calFrame, source string, still bool, rng *rand.Rand) (*desc, bool) {
+	q := randomPerturbation(rng)
+	if still {
+		q.motion = 0 // the templates are sharp; the blur levels are made from them
+	}
+	centre := mid(f.pose.corners[0], f.pose.corners[1])
+	if source == "photo" {
+		centre = f.pose.at(0.5, f.pose.length/2)
+	}
+	if w.pt.apply(f.Frame, &w.dst, q, centre, rng) != nil {
+		return nil, false
+	}
+	p, err := w.locateOne(w.dst, source)
+	if err != nil {
+		return nil, false
+	}
+	if source == "photo" {
+		// The photograph's card may be found the other way up: keep the calibrated end on top.
+		want := perturbPoint(f.pose.corners[0], q, centre)
+		if p.corners[0].dist(want) > p.corners[2].dist(want) {
+			p = p.turned()
+		}
+	}
+	d := &desc{}
+	if w.describeAt(w.dst, source, &p, d) != nil {
+		return nil, false
+	}
+	return d, true
+}
+
+// perturbPoint maps a point of the calibration frame as a perturbation moves it.
+func perturbPoint(p point, q perturbation, c point) point { return perturbPointTo(p, q, c, c) }
+
+// perturbPointTo maps a point as applyTo moves it.
+func perturbPointTo(p point, q perturbation, c, to point) point {
+	a := q.angle * math.Pi / 180
+	v := rotate(p.sub(c), -a).mul(q.scale)
+	return to.add(v).add(point{q.dx, q.dy})
+}
+
+// recognizer returns the worker's recognizer of view v for the profile being made.
+func (w *worker) recognizer(p *calibration.VisionProfile, m *model, v vision.View, face bool) *Recognizer {
+	if r, ok := w.rec[v]; ok {
+		return r
+	}
+	r := &Recognizer{p: p, view: v, m: m, face: face, rule: calibration.VisionRule{MaxDistance: 2, Face: face}, sc: newScanner(), tf: newTableFinder(), d: newDescriber(), f: gocv.NewMat()}
+	r.delta = r.dissimilarity()
+	w.rec[v] = r
+	return r
+}
+
+// trial reads one perturbed frame of frames[i] as view v would see it, with and without its
+// class.
+func (w *worker) trial(rec *Recognizer, frames []*calFrame, i int, source string, v vision.View, rng *rand.Rand) trial {
+	f := frames[i]
+	var t trial
+	n, ok := w.sampleView(rec, frames, i, source, v, rng)
+	if !ok {
+		return t
+	}
+	t.measured = true
+	dist := rec.classDist(n)
+	res, dec := rec.decide(dist)
+	_ = res
+	own := f.class
+	t.d, t.lead = dec.Distance, dec.Lead
+	t.right = dec.Best == rec.m.classes[own]
+	// The best other class's lead over the frame's own class.
+	other := -1
+	for c, d := range dist {
+		if c != own && !math.IsNaN(d) && !math.IsInf(d, 1) && (other < 0 || d < dist[other]) {
+			other = c
+		}
+	}
+	if other >= 0 {
+		t.otherD = dist[other]
+		if dl := rec.delta[other][own]; dl > 0 && !math.IsInf(dist[own], 1) {
+			t.overOwn = (dist[own] - dist[other]) / dl
+		} else {
+			t.overOwn = math.Inf(1)
+		}
+	}
+	// Without the frame's class: as a card the profile does not hold.
+	saved := dist[own]
+	dist[own] = math.NaN()
+	_, imp := rec.decide(dist)
+	dist[own] = saved
+	t.impD, t.impLead = imp.Distance, imp.Lead
+	t.own, t.imp = rec.m.classes[own], imp.Best
+	return t
+}
+
+// sampleView makes one perturbed frame of frames[i] as view v sees it and describes it into
+// rec's descs, returning how many ends it described.
+func (w *worker) sampleView(rec *Recognizer, frames []*calFrame, i int, source string, v vision.View, rng *rand.Rand) (int, bool) {
+	f := frames[i]
+	q := randomPerturbation(rng)
+	if v == vision.Shoe {
+		centre := mid(f.pose.corners[0], f.pose.corners[1])
+		if w.pt.apply(f.Frame, &w.dst, q, centre, rng) != nil {
+			return 0, false
+		}
+		if err := rec.sc.load(w.dst); err != nil {
+			return 0, false
+		}
+		p, _, err := rec.sc.findShoe()
+		if err != nil {
+			return 0, false
+		}
+		if rec.d.describe(rec.sc.f, &p, maxLength, &rec.descs[0]) != nil {
+			return 0, false
+		}
+		return 1, true
+	}
+	if source == "photo" {
+		centre := f.pose.at(0.5, f.pose.length/2)
+		q.angle = rng.Float64() * 360
+		if w.pt.apply(f.Frame, &w.dst, q, centre, rng) != nil {
+			return 0, false
+		}
+		n, err := rec.locate(w.dst, nil)
+		return n, err == nil
+	}
+	// A table frame from reader-window frames: the card's end as the reader saw it, turned to
+	// any angle and smaller, as a table camera sees it, located with the error a table outline
+	// has. With two passes, each end from its own pass.
+	ends := []*calFrame{f}
+	if rec.p.Passes == 2 {
+		for _, g := range frames {
+			if g.class == f.class && g.end != f.end {
+				ends = append(ends, g)
+			}
+		}
+	}
+	for e, g := range ends {
+		if !w.tableEnd(g, rng, &rec.descs[e]) {
+			return 0, false
+		}
+	}
+	if len(ends) == 1 {
+		return 1, true
+	}
+	return 2, true
+}
+
+// tableEnd describes one calibration frame's card as a table camera would see that end of it:
+// resampled at a table camera's scale and angle, blurred, lit and compressed as perturb does,
+// its outline's corners off by up to a pixel and a half.
+func (w *worker) tableEnd(f *calFrame, rng *rand.Rand, d *desc) bool {
+	q := randomPerturbation(rng)
+	q.motion = 0
+	q.scale = (150 + rng.Float64()*80) / f.pose.widthPx
+	q.angle = rng.Float64() * 360
+	q.dx, q.dy = 0, 0
+	// About the card's top-left corner, put in the middle of a table camera's frame.
+	c := f.pose.corners[0]
+	to := point{320, 240}
+	if w.pt.applyTo(f.Frame, &w.dst, q, c, to, image.Pt(640, 480), rng) != nil {
+		return false
+	}
+	jit := func(p point) point {
+		return perturbPointTo(p, q, c, to).add(point{rng.NormFloat64() * 0.7, rng.NormFloat64() * 0.7})
+	}
+	tl, tr := jit(f.pose.corners[0]), jit(f.pose.corners[1])
+	p := topPose(tl, tr)
+	w.dst.ConvertTo(&w.f, gocv.MatTypeCV32FC3)
+	gocv.GaussianBlur(w.f, &w.f, image.Pt(0, 0), 0.7, 0.7, gocv.BorderReplicate)
+	return w.d.describe(w.f, &p, maxLength, d) == nil && d.idxOK
+}
+
+// parallel runs job(i) for i in [0, n) on two workers (the machine's cores), reporting progress.
+func parallel(ctx context.Context, n int, job func(*worker, int) error, progress func(done int)) error {
+	const workers = 2
+	var mu sync.Mutex
+	next, done := 0, 0
+	var first error
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			wk := newWorker()
+			defer wk.Close()
+			for {
+				mu.Lock()
+				if next >= n || first != nil || ctx.Err() != nil {
+					mu.Unlock()
+					return
+				}
+				i := next
+				next++
+				mu.Unlock()
+				err := job(wk, i)
+				mu.Lock()
+				if err != nil && first == nil {
+					first = err
+				}
+				done++
+				d := done
+				mu.Unlock()
+				if progress != nil {
+					progress(d)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return first
+	}
+	return ctx.Err()
+}
+
+var _ = sort.Ints
+
+// debugTrials, when set (by a test), is shown each view's trials.
+var debugTrials func(vision.View, []trial, fitted)
+
+var debugModel func(*model)

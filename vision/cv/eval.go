@@ -69,7 +69,7 @@ func Evaluate(dir string, shoe, table *Recognizer) (*Evaluation, error) {
 		}
 		t.Add(l, ef.Result)
 	}
-	order := map[string]int{"shoe": 0, "table": 1, "none": 2}
+	order := map[string]int{"shoe": 0, "table": 1, "photo": 2, "none": 3}
 	sort.SliceStable(e.Groups, func(i, j int) bool { return order[e.Groups[i].Group] < order[e.Groups[j].Group] })
 	return e, nil
 }

@@ -84,7 +84,10 @@ func (r *Renderer) face(tok string) (gocv.Mat, error) {
 }
 
 // aspect returns the deck's card height over width.
-func (r *Renderer) aspect() (float64, error) {
+func (r *Renderer) aspect() (float64, error) { return r.Aspect() }
+
+// Aspect returns the deck's card height over width.
+func (r *Renderer) Aspect() (float64, error) {
 	m, err := r.face("As")
 	if err != nil {
 		return 0, err

@@ -1,0 +1,254 @@
+package cv
+
+import (
+	"errors"
+	"image"
+	"math"
+	"slices"
+	"sort"
+
+	"gocv.io/x/gocv"
+)
+
+// A table camera, or a technician's photograph, shows a whole card anywhere in the frame, at any
+// rotation, with some perspective, on a dark felt or a light table, under uneven light. The card's
+// outline is found from edges: the colour gradient's strong points (Canny, its thresholds taken
+// from the frame's own gradients), closed into outlines; the outline that is most like a card
+// (four straight sides, a card's proportions, the largest) gives four lines, each fitted to the
+// edge points along one side, and their corners (where the lines cross: a card's corners are
+// rounded) map the card onto card coordinates.
+
+// tableFinder holds the Mats of the table outline search; it is reused between frames.
+type tableFinder struct {
+	blur, gx, gy, m, mag, bin gocv.Mat
+	magPx                     []float32
+	w, h                      int
+}
+
+func newTableFinder() *tableFinder {
+	return &tableFinder{blur: gocv.NewMat(), gx: gocv.NewMat(), gy: gocv.NewMat(), m: gocv.NewMat(), mag: gocv.NewMat(), bin: gocv.NewMat()}
+}
+
+func (t *tableFinder) Close() {
+	for _, m := range []*gocv.Mat{&t.blur, &t.gx, &t.gy, &t.m, &t.mag, &t.bin} {
+		m.Close()
+	}
+}
+
+// tableOutline is what the search found, for the trace.
+type tableOutline struct {
+	corners    [4]point
+	candidates int     // outlines of a card's shape looked at
+	thr        float32 // the gradient taken as an edge
+	fit        float64 // the share of each side's edge points off its line
+}
+
+// Card outline acceptance: a card covers at least minCardArea of the frame, its sides' ratio
+// is within [minAspect, maxAspect], and its outline fills at least minFill of the four-sided shape.
+const (
+	minCardArea = 0.01
+	minAspect   = 1.15
+	maxAspect   = 1.85
+	minFill     = 0.85
+)
+
+// gradient fills t.mag with the largest of the three channels' gradient magnitudes: a white card
+// on a light grey table differs little in brightness, more in colour, and its edge tells it apart.
+func (t *tableFinder) gradient(frame gocv.Mat) error {
+	gocv.GaussianBlur(frame, &t.blur, image.Pt(0, 0), 1.2, 1.2, gocv.BorderReplicate)
+	chans := gocv.Split(t.blur)
+	defer func() {
+		for _, c := range chans {
+			c.Close()
+		}
+	}()
+	for i, c := range chans {
+		gocv.Sobel(c, &t.gx, gocv.MatTypeCV32F, 1, 0, 3, 0.125, 0, gocv.BorderReplicate)
+		gocv.Sobel(c, &t.gy, gocv.MatTypeCV32F, 0, 1, 3, 0.125, 0, gocv.BorderReplicate)
+		if i == 0 {
+			gocv.Magnitude(t.gx, t.gy, &t.mag)
+		} else {
+			gocv.Magnitude(t.gx, t.gy, &t.m)
+			gocv.Max(t.mag, t.m, &t.mag)
+		}
+	}
+	var err error
+	t.magPx, err = t.mag.DataPtrFloat32()
+	t.w, t.h = frame.Cols(), frame.Rows()
+	return err
+}
+
+// findTable finds the card in a table frame (8-bit BGR).
+func (t *tableFinder) findTable(frame gocv.Mat) (pose, tableOutline, error) {
+	var out tableOutline
+	if err := t.gradient(frame); err != nil {
+		return pose{}, out, err
+	}
+	w, h := t.w, t.h
+	// The threshold from the frame's own gradients: the felt's texture is most of the frame,
+	// the card's outline and ink a small part of it.
+	sample := make([]float32, 0, len(t.magPx)/16+1)
+	for i := 0; i < len(t.magPx); i += 16 {
+		sample = append(sample, t.magPx[i])
+	}
+	slices.Sort(sample)
+	out.thr = max(4*sample[len(sample)/2], sample[len(sample)*85/100], minGradient)
+	gocv.Threshold(t.mag, &t.m, out.thr, 255, gocv.ThresholdBinary)
+	t.m.ConvertTo(&t.bin, gocv.MatTypeCV8U)
+	k := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(3, 3))
+	defer k.Close()
+	gocv.Dilate(t.bin, &t.bin, k)
+	contours := gocv.FindContours(t.bin, gocv.RetrievalExternal, gocv.ChainApproxSimple)
+	defer contours.Close()
+	type cand struct {
+		rect gocv.RotatedRect
+		area float64
+	}
+	var cands []cand
+	fa := float64(w * h)
+	for i := range contours.Size() {
+		c := contours.At(i)
+		r := gocv.MinAreaRect(c)
+		rw, rh := float64(r.Width), float64(r.Height)
+		if rw < rh {
+			rw, rh = rh, rw
+		}
+		area := rw * rh
+		if area < minCardArea*fa || rh < 8 || len(r.Points) != 4 {
+			continue
+		}
+		if asp := rw / rh; asp < minAspect || asp > maxAspect {
+			continue
+		}
+		if gocv.ContourArea(c)/area < minFill {
+			continue
+		}
+		cands = append(cands, cand{r, area})
+	}
+	out.candidates = len(cands)
+	if len(cands) == 0 {
+		return pose{}, out, errors.Join(errNoCard, errors.New("no outline of a card's shape"))
+	}
+	sort.Slice(cands, func(i, j int) bool { return cands[i].area > cands[j].area })
+	var rc [4]point
+	for i, p := range cands[0].rect.Points {
+		rc[i] = point{float64(p.X), float64(p.Y)}
+	}
+	q, fit, ok := t.refine(rc)
+	if !ok {
+		return pose{}, out, errors.Join(errNoCard, errors.New("the outline's sides are not straight"))
+	}
+	out.fit = fit
+	q = orderCorners(q)
+	out.corners = q
+	for _, c := range q {
+		if !c.in(float64(w), float64(h)) {
+			return pose{}, out, errors.Join(errNoCard, errors.New("the card is not wholly in the frame"))
+		}
+	}
+	p, ok := quadPose(q)
+	if !ok {
+		return pose{}, out, errors.Join(errNoCard, errors.New("the outline is not a card's shape"))
+	}
+	return p, out, nil
+}
+
+// minGradient is the weakest gradient (8-bit levels a pixel) taken as an edge: under it is
+// sensor noise.
+const minGradient = 6
+
+// refine fits a line to each side of the quadrilateral q: along the side's middle (away from the
+// rounded corners), the steepest point of the gradient across it, to a fraction of a pixel.
+func (t *tableFinder) refine(q [4]point) ([4]point, float64, bool) {
+	w, h := t.w, t.h
+	mag := func(p point) float64 {
+		x, y := int(math.Round(p.x)), int(math.Round(p.y))
+		if x < 0 || y < 0 || x >= w || y >= h {
+			return 0
+		}
+		return float64(t.magPx[y*w+x])
+	}
+	var lines [4]line
+	var off float64
+	for s := range 4 {
+		a, b := q[s], q[(s+1)%4]
+		d := b.sub(a)
+		n := d.len()
+		if n < 8 {
+			return q, 0, false
+		}
+		nor := d.mul(1 / n).perp()
+		vertical := math.Abs(d.y) > math.Abs(d.x)
+		band := max(4, n*0.05)
+		var ts, cs []float64
+		for k := 0.12; k <= 0.88; k += 2 / n {
+			c := lerp(a, b, k)
+			bo, bm := 0.0, 0.0
+			for o := -band; o <= band; o += 0.5 {
+				if m := mag(c.add(nor.mul(o))); m > bm {
+					bo, bm = o, m
+				}
+			}
+			if bm < float64(minGradient) {
+				continue
+			}
+			// Sub-pixel: the vertex of the parabola through the peak and its neighbours.
+			m0, m2 := mag(c.add(nor.mul(bo-1))), mag(c.add(nor.mul(bo+1)))
+			if den := m0 - 2*bm + m2; den < 0 {
+				bo += 0.5 * (m0 - m2) / den
+			}
+			p := c.add(nor.mul(bo))
+			if vertical {
+				ts, cs = append(ts, p.y), append(cs, p.x)
+			} else {
+				ts, cs = append(ts, p.x), append(cs, p.y)
+			}
+		}
+		if len(ts) < 6 {
+			return q, 0, false
+		}
+		l := fitLine(ts, cs, 1.5, 1.05, max(6, len(ts)/2))
+		if l.n == 0 {
+			return q, 0, false
+		}
+		l.vertical = vertical
+		lines[s] = l
+		off += float64(len(ts)-l.n) / float64(len(ts))
+	}
+	var out [4]point
+	for s := range 4 {
+		p, ok := intersect(lines[(s+3)%4], lines[s])
+		if !ok {
+			return q, 0, false
+		}
+		out[s] = p
+	}
+	return out, off / 4, true
+}
+
+// orderCorners puts a card's corners in the order top-left, top-right, bottom-right,
+// bottom-left with the top a short side, going round clockwise (in image coordinates).
+func orderCorners(q [4]point) [4]point {
+	// Clockwise in image coordinates (y down): the signed area is positive.
+	area := 0.0
+	for i := range 4 {
+		area += q[i].cross(q[(i+1)%4])
+	}
+	if area < 0 {
+		q[1], q[3] = q[3], q[1]
+	}
+	// Start at a corner whose next side is short.
+	start := 0
+	if q[0].dist(q[1]) > q[1].dist(q[2]) {
+		start = 1
+	}
+	var o [4]point
+	for i := range 4 {
+		o[i] = q[(start+i)%4]
+	}
+	// Of the two short sides, the one nearer the top of the frame is the top.
+	if mid(o[2], o[3]).y < mid(o[0], o[1]).y {
+		o = [4]point{o[2], o[3], o[0], o[1]}
+	}
+	return o
+}

@@ -1,0 +1,49 @@
+package visiontest
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+
+	"gocv.io/x/gocv"
+
+	"github.com/sabot-tables/sabot/shoe/card"
+)
+
+// WriteCalibration renders a calibration pass of the deck into dir, as a technician captures it:
+// one mild shoe frame per card named by its code (As.jpg … Kc.jpg), CUT.jpg (a cut card) and
+// BACK.jpg; each card at its top end, or at either (see Renderer.CalibEitherEnd).
+func (r *Renderer) WriteCalibration(dir string, rng *rand.Rand) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("visiontest: %w", err)
+	}
+	asp, err := r.aspect()
+	if err != nil {
+		return err
+	}
+	m := gocv.NewMat()
+	defer m.Close()
+	write := func(name string, s Subject) error {
+		l := RandomShoeLook(rng, Mild, asp)
+		if r.CalibEitherEnd {
+			l.OtherEnd = rng.IntN(2) == 1
+		}
+		if err := r.Render(&m, ShoeSize, s, l, rng); err != nil {
+			return err
+		}
+		if !gocv.IMWrite(filepath.Join(dir, name+".jpg"), m) {
+			return fmt.Errorf("visiontest: cannot write %s", filepath.Join(dir, name+".jpg"))
+		}
+		return nil
+	}
+	for _, c := range card.Deck() {
+		if err := write(c.String(), CardSubject(c)); err != nil {
+			return err
+		}
+	}
+	if err := write("CUT", CutSubject(RandomCut(rng))); err != nil {
+		return err
+	}
+	return write("BACK", Subject{Token: "BACK"})
+}
