@@ -1,6 +1,7 @@
 package visiontest
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -15,6 +16,12 @@ import (
 // one mild shoe frame per card named by its code (As.jpg … Kc.jpg), CUT.jpg (a cut card) and
 // BACK.jpg; each card at its top end, or at either (see Renderer.CalibEitherEnd).
 func (r *Renderer) WriteCalibration(dir string, rng *rand.Rand) error {
+	return r.WriteCalibrationContext(context.Background(), dir, rng)
+}
+
+// WriteCalibrationContext is WriteCalibration, returning ctx's error between two frames once ctx
+// ends.
+func (r *Renderer) WriteCalibrationContext(ctx context.Context, dir string, rng *rand.Rand) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("visiontest: %w", err)
 	}
@@ -25,6 +32,9 @@ func (r *Renderer) WriteCalibration(dir string, rng *rand.Rand) error {
 	m := gocv.NewMat()
 	defer m.Close()
 	write := func(name string, s Subject) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		l := RandomShoeLook(rng, Mild, asp)
 		if r.CalibEitherEnd {
 			l.OtherEnd = rng.IntN(2) == 1
