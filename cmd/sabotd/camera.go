@@ -72,7 +72,7 @@ func (c *cameraShoe) run(ctx context.Context, loop *shoe.Loop) error {
 		case camerashoe.CardExit:
 			p, seen := c.passage(ctx, enter, ev.At)
 			in = passageInput(p, seen, ev.At)
-			c.log.Info("card out of the gate", "read", p.Result.String(), "frames", p.Frames, "agree", p.Agree, "tally", p.Tally)
+			c.log.Info("card out of the gate", "read", p.Result.String(), "frames", p.Frames, "evidence", p.Evidence, "tally", p.Tally)
 		case camerashoe.CardStuck:
 			in = shoe.DeviceFault{Device: "shoe", Code: "jam", Detail: fmt.Sprintf("a card has blocked the exit gate for %d ms", ev.Dur.Milliseconds()), Time: ev.At}
 		case camerashoe.CardInGate:
@@ -184,7 +184,7 @@ func passageInput(p vision.Passage, seen []card.Card, at time.Time) shoe.Input {
 	case len(seen) > 1:
 		reason = fmt.Sprintf("the frames read %d different cards", len(seen))
 	case len(seen) == 1:
-		reason = fmt.Sprintf("%d of %d frames read a card, too few or mixed with other reads", p.Agree, p.Frames)
+		reason = fmt.Sprintf("%d of %d frames showed the card, and their evidence does not decide it", p.Evidence, p.Frames)
 	case reason == "":
 		reason = "no frame read the card"
 	}

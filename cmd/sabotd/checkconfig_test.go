@@ -16,6 +16,7 @@ import (
 	"github.com/sabot-tables/sabot/tablebus/brokerconf"
 	"github.com/sabot-tables/sabot/tablebus/keystore"
 	"github.com/sabot-tables/sabot/vision/visiontest"
+	"github.com/sabot-tables/sabot/vision/visiontest/simcam"
 )
 
 // TestCheckConfigMachine runs `sabotd --check-config` on configurations whose settings are
@@ -36,7 +37,7 @@ func TestCheckConfigMachine(t *testing.T) {
 	regular := write("regular", "")
 	// A profile the loader accepts: a calibration of the anglo deck's rendered pass.
 	r := visiontest.NeedArt(t, "anglo")
-	prof, err := r.Calibrate(rand.New(rand.NewPCG(1, 17)), "check-camera")
+	prof, err := simcam.Calibrate(t.Context(), r, rand.New(rand.NewPCG(1, 17)), "check-camera")
 	if err != nil {
 		t.Fatal(err)
 	}

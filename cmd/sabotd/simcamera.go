@@ -19,6 +19,7 @@ import (
 	"github.com/sabot-tables/sabot/vision"
 	"github.com/sabot-tables/sabot/vision/cv"
 	"github.com/sabot-tables/sabot/vision/visiontest"
+	"github.com/sabot-tables/sabot/vision/visiontest/simcam"
 )
 
 // physicalShoe is the simulated shoe the simulated dealer handles: the reading shoe on its
@@ -58,7 +59,7 @@ const simCameraFPS = 30
 // (visiontest) and recognized for real by the daemon's vision.
 type simCameraShoe struct {
 	gate *camerashoetest.Sim
-	cam  *visiontest.CameraShoe
+	cam  *simcam.CameraShoe
 	r    *visiontest.Renderer // the camera's renderer, closed with the shoe
 	rng  *rand.Rand
 
@@ -85,7 +86,7 @@ func openSimCamera(ctx context.Context, deck, stateDir string, seed uint64, log 
 		// As a technician would, pass the deck again when a calibration frame is unusable.
 		// A stop meanwhile ends the pass between two frames.
 		for pass := uint64(1); pass <= 5; pass++ {
-			if prof, err = r.CalibrateContext(ctx, rand.New(rand.NewPCG(pass, 17)), "sim-shoe-reader"); err == nil || ctx.Err() != nil {
+			if prof, err = simcam.Calibrate(ctx, r, rand.New(rand.NewPCG(pass, 17)), "sim-shoe-reader"); err == nil || ctx.Err() != nil {
 				break
 			}
 			log.Warn("calibration pass unusable; passing the deck again", "err", err)
@@ -113,7 +114,7 @@ func openSimCamera(ctx context.Context, deck, stateDir string, seed uint64, log 
 		r.Close()
 		return nil, nil, err
 	}
-	cam, err := visiontest.NewCameraShoe(r, simCameraFPS, seed)
+	cam, err := simcam.NewCameraShoe(r, simCameraFPS, seed)
 	if err != nil {
 		rec.Close()
 		r.Close()
