@@ -2,14 +2,14 @@ package calibration
 
 import (
 	"bytes"
-	"encoding/binary"
-	"math"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"time"
 
