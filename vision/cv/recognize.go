@@ -154,6 +154,11 @@ func (r *Recognizer) locate(frame gocv.Mat, tr *Trace) (int, error) {
 				o.top, o.left, o.right, o.thr, o.contrast)
 			tr.contrast = o.contrast
 		}
+		// The empty window: its steps are noise and the window's own edges, far fainter than
+		// the faintest card edge calibration saw (an outline "found" in it is noise).
+		if r.p.EdgeContrast > 0 && float64(o.contrast) < emptyShare*r.p.EdgeContrast {
+			return 0, errEmpty
+		}
 		if err != nil {
 			return 0, err
 		}
@@ -190,13 +195,22 @@ func (r *Recognizer) locate(frame gocv.Mat, tr *Trace) (int, error) {
 	return 2, nil
 }
 
-// noCard answers a frame in which no card outline was found: the empty window (NONE) when the
-// frame is plain, a rejection otherwise.
+// emptyShare: a shoe frame whose contrast is under this share of the faintest calibrated card
+// edge is the empty window. On the rendered tuning sets the empty window's contrast is 13–23 and
+// a card's, in the hardest looks, 100 and more against calibrated edges of about 145: a third
+// leaves a factor of two either way.
+const emptyShare = 1.0 / 3
+
+// errEmpty is returned by locate for the empty window.
+var errEmpty = errors.New("the empty window")
+
+// noCard answers a frame in which no card outline was found: the empty window (NONE), or a
+// rejection.
 func (r *Recognizer) noCard(err error, tr *Trace) vision.Result {
 	why := strings.ReplaceAll(err.Error(), "\n", ": ")
-	if r.view == vision.Shoe && errors.Is(err, errNoCard) && r.sc.plain() {
+	if errors.Is(err, errEmpty) {
 		if tr != nil {
-			tr.Decision = Decision{Rule: "no card outline, and no step in the window as large as a card's edge: the empty window"}
+			tr.Decision = Decision{Rule: fmt.Sprintf("the window's contrast %.0f is under a third of the faintest card edge calibrated (%.0f): the empty window", tr.contrast, r.p.EdgeContrast)}
 		}
 		return vision.Result{Kind: vision.None, Confidence: 1}
 	}

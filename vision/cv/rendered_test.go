@@ -133,7 +133,7 @@ func TestProfileRules(t *testing.T) {
 	dir, _ := rendered(t)
 	a, _ := recognizers(t, p)
 	b, _ := recognizers(t, q)
-	files, _ := filepath.Glob(filepath.Join(dir, "frames", "f000[0-3]*.jpg"))
+	files, _ := filepath.Glob(filepath.Join(dir, "calib", "*s.jpg"))
 	for _, f := range files {
 		ra, err1 := a.RecognizeFile(f)
 		rb, err2 := b.RecognizeFile(f)

@@ -285,17 +285,3 @@ const (
 	minEdgePts = 6
 	maxSkew    = 0.052
 )
-
-// plain reports whether the last frame scanned is the empty window: no column's largest
-// lasting step reaches an edge's (minStep), so nothing the size of a card's edge is in view.
-func (s *scanner) plain() bool {
-	if len(s.steps) == 0 {
-		return false
-	}
-	for _, c := range s.steps {
-		if c.most >= minStep {
-			return false
-		}
-	}
-	return true
-}

@@ -13,12 +13,12 @@ import (
 
 	"github.com/sabot-tables/sabot/calibration"
 	"github.com/sabot-tables/sabot/vision/cv"
-	. "github.com/sabot-tables/sabot/vision/visiontest"
+	"github.com/sabot-tables/sabot/vision/visiontest"
 )
 
 // Calibrate renders a calibration pass of r's deck (in a temporary directory) and learns a
 // profile from it, for the shoe camera named camera; it ends between two frames when ctx does.
-func Calibrate(ctx context.Context, r *Renderer, rng *rand.Rand, camera string) (*calibration.VisionProfile, error) {
+func Calibrate(ctx context.Context, r *visiontest.Renderer, rng *rand.Rand, camera string) (*calibration.VisionProfile, error) {
 	dir, err := os.MkdirTemp("", "sabot-calib-")
 	if err != nil {
 		return nil, err
@@ -35,7 +35,7 @@ func Calibrate(ctx context.Context, r *Renderer, rng *rand.Rand, camera string) 
 // with nothing queued, Read shows the empty window. Frames come at the given frame rate (Read
 // waits for the next frame time, or returns at once when FPS is 0).
 type CameraShoe struct {
-	r   *Renderer
+	r   *visiontest.Renderer
 	rng *rand.Rand
 	fps float64
 
@@ -45,19 +45,19 @@ type CameraShoe struct {
 	last   time.Time
 	closed bool
 	asp    float64
-	look   Look // the light of the current passage
+	look   visiontest.Look // the light of the current passage
 }
 
 type shoeFrame struct {
-	s    Subject
-	look Look
+	s    visiontest.Subject
+	look visiontest.Look
 }
 
 var _ cv.Source = (*CameraShoe)(nil)
 
 // NewCameraShoe simulates a reader camera showing r's cards, at fps frames a second (0: as fast
 // as Read is called). Its randomness comes from seed.
-func NewCameraShoe(r *Renderer, fps float64, seed uint64) (*CameraShoe, error) {
+func NewCameraShoe(r *visiontest.Renderer, fps float64, seed uint64) (*CameraShoe, error) {
 	asp, err := r.Aspect()
 	if err != nil {
 		return nil, err
@@ -70,10 +70,10 @@ const PassFrames = 6
 
 // Pass queues one card's passage (a card, "BACK" as Token, or a cut card): PassFrames frames, the
 // card's top edge moving up the window, under one light and either end first.
-func (s *CameraShoe) Pass(sub Subject) {
+func (s *CameraShoe) Pass(sub visiontest.Subject) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	base := RandomShoeLook(s.rng, Hard, s.asp)
+	base := visiontest.RandomShoeLook(s.rng, visiontest.Hard, s.asp)
 	// Slide the card: its top edge from low in the window to the top, then past it.
 	tops := []float64{150, 95, 55, 30, 12, -15}
 	for i := 0; i < PassFrames; i++ {
@@ -91,7 +91,7 @@ func (s *CameraShoe) Gap(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for range n {
-		s.queue = append(s.queue, shoeFrame{s: Empty, look: RandomShoeLook(s.rng, Hard, s.asp)})
+		s.queue = append(s.queue, shoeFrame{s: visiontest.Empty, look: visiontest.RandomShoeLook(s.rng, visiontest.Hard, s.asp)})
 	}
 }
 
@@ -114,7 +114,7 @@ func (s *CameraShoe) Read(ctx context.Context, dst *gocv.Mat) (cv.FrameInfo, err
 		f = s.queue[0]
 		s.queue = s.queue[1:]
 	} else {
-		f = shoeFrame{s: Empty, look: RandomShoeLook(s.rng, Hard, s.asp)}
+		f = shoeFrame{s: visiontest.Empty, look: visiontest.RandomShoeLook(s.rng, visiontest.Hard, s.asp)}
 	}
 	wait := time.Duration(0)
 	if s.fps > 0 && !s.last.IsZero() {
@@ -134,7 +134,7 @@ func (s *CameraShoe) Read(ctx context.Context, dst *gocv.Mat) (cv.FrameInfo, err
 	if err := ctx.Err(); err != nil {
 		return cv.FrameInfo{}, err
 	}
-	if err := s.r.Render(dst, ShoeSize, f.s, f.look, rng); err != nil {
+	if err := s.r.Render(dst, visiontest.ShoeSize, f.s, f.look, rng); err != nil {
 		return cv.FrameInfo{}, err
 	}
 	s.mu.Lock()
