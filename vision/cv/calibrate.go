@@ -413,14 +413,14 @@ func (w *worker) Close() {
 }
 
 // locateOne finds the card of a calibration frame.
-// In a shoe frame it also returns the window's contrast (shoeOutline.contrast).
+// In a shoe frame it also returns the window's peak contrast (shoeOutline.peak).
 func (w *worker) locateOne(frame gocv.Mat, source string) (pose, float32, error) {
 	if source == "shoe" {
 		if err := w.sc.load(frame); err != nil {
 			return pose{}, 0, err
 		}
 		p, o, err := w.sc.findShoe()
-		return p, o.contrast, err
+		return p, o.peak, err
 	}
 	p, _, err := w.tf.findTable(frame)
 	return p, 0, err

@@ -16,6 +16,11 @@ import (
 	"github.com/sabot-tables/sabot/vision/visiontest"
 )
 
+// simPerturbations: the simulated camera's rule is derived from 8 perturbed frames of each
+// calibration frame, not a technician's 40, so that `make run` and the daemon's tests start in
+// a minute; its estimate of the false-accept rate is the coarser for it.
+const simPerturbations = 8
+
 // Calibrate renders a calibration pass of r's deck (in a temporary directory) and learns a
 // profile from it, for the shoe camera named camera; it ends between two frames when ctx does.
 func Calibrate(ctx context.Context, r *visiontest.Renderer, rng *rand.Rand, camera string) (*calibration.VisionProfile, error) {
@@ -27,7 +32,7 @@ func Calibrate(ctx context.Context, r *visiontest.Renderer, rng *rand.Rand, came
 	if err := r.WriteCalibrationContext(ctx, dir, rng); err != nil {
 		return nil, err
 	}
-	return cv.CalibrateDirs(ctx, []string{dir}, cv.CalibrateOptions{Deck: r.Deck().Name, Camera: camera})
+	return cv.CalibrateDirs(ctx, []string{dir}, cv.CalibrateOptions{Deck: r.Deck().Name, Camera: camera, Perturbations: simPerturbations})
 }
 
 // CameraShoe is a simulated reader camera: a cv.Source of rendered frames. Pass queues the frames
