@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"image"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,40 +16,34 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-// tinyPNG is a flat w x h PNG, shade v.
-func tinyPNG(t testing.TB, w, h int, v uint8) []byte {
-	im := image.NewGray(image.Rect(0, 0, w, h))
-	for i := range im.Pix {
-		im.Pix[i] = v
-	}
-	var b bytes.Buffer
-	if err := png.Encode(&b, im); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
-// testProfile is a small valid profile (flat templates: enough for the format, not for reading).
+// testProfile is a small valid profile (flat blocks: enough for the format, not for reading).
 func testProfile(t testing.TB) *VisionProfile {
+	g := Geometry{FineScale: 32, FaceScale: 8, IndexW: 8, IndexH: 12}
 	p := &VisionProfile{
-		Deck:            "test",
-		Created:         time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
-		Camera:          Camera{Name: "shoe-reader", Width: 320, Height: 240},
-		BandWidth:       32,
-		BandHeight:      32,
-		CardWidthPx:     210,
-		CardLength:      48,
-		Rank:            Rect{1, 2, 5, 8},
-		Suit:            Rect{1, 9, 5, 12},
-		IndexSeparation: 1000,
-		IndexArea:       Rect{0, 0, 8, 14},
-		IndexScale:      2,
-		Cards:           map[string]Template{},
+		Deck:        "test",
+		Created:     time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+		Camera:      Camera{Name: "shoe-reader", Width: 320, Height: 240},
+		Source:      "shoe",
+		Passes:      1,
+		Geometry:    g,
+		CardWidthPx: 210,
+		InkIndex:    0.1,
+		InkFace:     0.05,
+		FaceRows:    10,
+		CardLength:  1.5,
+		Rules:       map[string]VisionRule{"shoe": {MaxDistance: 0.07, MinLead: 0.25, FalseAccept: 9e-5, ReadRate: 0.95, Samples: 2000, Impostors: 2000}},
+	}
+	block := func(n int, v float32) []byte {
+		f := make([]float32, n)
+		for i := range f {
+			f[i] = v
+		}
+		return FloatBytes(f)
 	}
 	for i, c := range card.Deck() {
-		p.Cards[c.String()] = Template{PNG: tinyPNG(t, 32, 32, uint8(i)), ValidRows: 30, Index: tinyPNG(t, 16, 28, uint8(i))}
+		p.Views = append(p.Views, VisionView{Class: c.String(), Index: block(g.IndexW*g.IndexH*3, float32(i)/52), Face: block(10*g.FaceScale*3, 0.5), FaceRows: 10})
 	}
-	p.Back = &Template{PNG: tinyPNG(t, 32, 32, 200), ValidRows: 32}
+	p.Views = append(p.Views, VisionView{Class: "CUT", Plain: true}, VisionView{Class: "BACK", Face: block(4*g.FaceScale*3, 0.2), FaceRows: 4})
 	if err := p.Seal(); err != nil {
 		t.Fatal(err)
 	}
@@ -68,12 +60,11 @@ func TestVisionRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q.SHA256 != p.SHA256 || q.Deck != "test" || q.Camera != p.Camera || len(q.Cards) != 52 || q.Back == nil || q.Cut != nil {
+	if q.SHA256 != p.SHA256 || q.Deck != "test" || q.Camera != p.Camera || len(q.Views) != 54 || q.Rules["shoe"] != p.Rules["shoe"] {
 		t.Errorf("loaded %+v", q)
 	}
-	im, err := DecodeTemplate(q.Cards["7h"])
-	if err != nil || im.Bounds().Dx() != 32 {
-		t.Errorf("DecodeTemplate: %v %v", im, err)
+	if f := Floats(q.Views[7].Index); len(f) != 8*12*3 || f[0] != float32(7)/52 {
+		t.Errorf("view 7's index block: %d values, first %v", len(f), f[:1])
 	}
 	if _, err := os.Stat(path + ".tmp"); !os.IsNotExist(err) {
 		t.Errorf("temporary file left behind: %v", err)
@@ -91,25 +82,28 @@ func TestVisionErrors(t *testing.T) {
 		{name: "wrong format", raw: func(b []byte) []byte {
 			return bytes.Replace(b, []byte(`"sabot-vision-profile"`), []byte(`"sabot-shuffler-profile"`), 1)
 		}},
-		{name: "future version", raw: func(b []byte) []byte { return bytes.Replace(b, []byte(`"version": 2`), []byte(`"version": 3`), 1) }},
+		{name: "future version", raw: func(b []byte) []byte { return bytes.Replace(b, []byte(`"version": 3`), []byte(`"version": 4`), 1) }},
 		{name: "camera size", change: func(p *VisionProfile) { p.Camera.Width = 0 }},
-		{name: "band size", change: func(p *VisionProfile) { p.BandWidth = 4 }},
+		{name: "source", change: func(p *VisionProfile) { p.Source = "webcam" }},
+		{name: "passes", change: func(p *VisionProfile) { p.Passes = 3 }},
+		{name: "geometry", change: func(p *VisionProfile) { p.Geometry.IndexW = 400 }},
+		{name: "face rows", change: func(p *VisionProfile) { p.FaceRows = 0 }},
 		{name: "card width", change: func(p *VisionProfile) { p.CardWidthPx = -1 }},
 		{name: "card length", change: func(p *VisionProfile) { p.CardLength = 500 }},
-		{name: "rank window", change: func(p *VisionProfile) { p.Rank = Rect{0, 0, 40, 8} }},
-		{name: "suit window", change: func(p *VisionProfile) { p.Suit = Rect{-1, 0, 4, 4} }},
-		{name: "missing cards", change: func(p *VisionProfile) { delete(p.Cards, "As"); delete(p.Cards, "Kc") }},
-		{name: "foreign card", change: func(p *VisionProfile) { p.Cards["Zz"] = p.Cards["As"] }},
-		{name: "template size", change: func(p *VisionProfile) { p.Cards["5d"] = Template{PNG: tinyPNG(t, 16, 32, 1), ValidRows: 30} }},
-		{name: "index size", change: func(p *VisionProfile) {
-			p.Cards["5d"] = Template{PNG: tinyPNG(t, 32, 32, 1), ValidRows: 30, Index: tinyPNG(t, 8, 14, 1)}
-		}},
-		{name: "no index", change: func(p *VisionProfile) { p.Cards["Jh"] = Template{PNG: tinyPNG(t, 32, 32, 1), ValidRows: 30} }},
-		{name: "index area", change: func(p *VisionProfile) { p.IndexArea = Rect{2, 2, 8, 14} }},
-		{name: "index scale", change: func(p *VisionProfile) { p.IndexScale = 0 }},
-		{name: "template not a PNG", change: func(p *VisionProfile) { p.Cards["5d"] = Template{PNG: []byte("GIF89a"), ValidRows: 30} }},
-		{name: "valid rows", change: func(p *VisionProfile) { p.Back.ValidRows = 3 }},
-		{name: "top rows", change: func(p *VisionProfile) { p.Back.TopRows = 20 }},
+		{name: "ink", change: func(p *VisionProfile) { p.InkIndex = 0 }},
+		{name: "unknown class", change: func(p *VisionProfile) { p.Views[3].Class = "Zz" }},
+		{name: "end beyond the passes", change: func(p *VisionProfile) { p.Views[3].End = 1 }},
+		{name: "end twice", change: func(p *VisionProfile) { p.Views[4] = p.Views[3] }},
+		{name: "index size", change: func(p *VisionProfile) { p.Views[5].Index = p.Views[5].Index[:40] }},
+		{name: "face size", change: func(p *VisionProfile) { p.Views[5].FaceRows = 9 }},
+		{name: "empty view", change: func(p *VisionProfile) { p.Views[6].Index, p.Views[6].Face, p.Views[6].FaceRows = nil, nil, 0 }},
+		{name: "value out of range", change: func(p *VisionProfile) { p.Views[8].Index = FloatBytes(append(Floats(p.Views[8].Index)[1:], 1e9)) }},
+		{name: "missing cards", change: func(p *VisionProfile) { p.Views = p.Views[2:] }},
+		{name: "no cut card", change: func(p *VisionProfile) { p.Views = p.Views[:52] }},
+		{name: "no rule", change: func(p *VisionProfile) { p.Rules = nil }},
+		{name: "rule of an unknown view", change: func(p *VisionProfile) { p.Rules["window"] = p.Rules["shoe"] }},
+		{name: "rule's distance", change: func(p *VisionProfile) { r := p.Rules["shoe"]; r.MaxDistance = 0; p.Rules["shoe"] = r }},
+		{name: "rule's rates", change: func(p *VisionProfile) { r := p.Rules["shoe"]; r.FalseAccept = 2; p.Rules["shoe"] = r }},
 		{name: "checksum", raw: func(b []byte) []byte { return bytes.Replace(b, []byte(`"deck": "test"`), []byte(`"deck": "tesT"`), 1) }},
 		{name: "unknown field", raw: func(b []byte) []byte { return bytes.Replace(b, []byte(`"deck"`), []byte(`"colour": 1, "deck"`), 1) }},
 		{name: "truncated", raw: func(b []byte) []byte { return b[:len(b)/2] }},
@@ -179,8 +173,8 @@ func FuzzReadVision(f *testing.F) {
 	p := testProfile(f)
 	b, _ := json.Marshal(p)
 	f.Add(b)
-	f.Add([]byte(`{"format":"sabot-vision-profile","version":2}`))
-	f.Add([]byte(`{"cards":{"As":{"png":"iVBORw0KGgo=","valid_rows":3}}}`))
+	f.Add([]byte(`{"format":"sabot-vision-profile","version":3}`))
+	f.Add([]byte(`{"views":[{"class":"As","index":"AAAA","face_rows":1}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := ReadVision(bytes.NewReader(b))
 		if err != nil {
@@ -189,7 +183,7 @@ func FuzzReadVision(f *testing.F) {
 			}
 			return
 		}
-		if len(p.Cards) != 52 || p.Validate() != nil {
+		if len(p.Views) < 53 || p.Validate() != nil {
 			t.Fatalf("accepted an invalid profile")
 		}
 	})

@@ -2,43 +2,85 @@ package vision
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/sabot-tables/sabot/shoe/card"
 )
 
-func cardRes(s string, conf float64) Result {
-	return Result{Kind: Card, Card: card.MustParse(s), Confidence: conf}
+// testJudge is a judge over four classes with the recognizer's kind of rule: the best class when
+// its distance is at most 0.1 and it leads the runner-up by 0.05 or more.
+type testJudge struct{}
+
+var testClasses = []string{"As", "Kd", "CUT", "BACK"}
+
+func (testJudge) Judge(dist []float64) Result {
+	best, second := -1, -1
+	for i, d := range dist {
+		if math.IsNaN(d) {
+			continue
+		}
+		switch {
+		case best < 0 || d < dist[best]:
+			best, second = i, best
+		case second < 0 || d < dist[second]:
+			second = i
+		}
+	}
+	if best < 0 {
+		return Rejected("nothing measured", 0)
+	}
+	if dist[best] > 0.1 {
+		return Rejected(fmt.Sprintf("best %s at %.2f, over 0.1", testClasses[best], dist[best]), 0)
+	}
+	if second >= 0 && dist[second]-dist[best] < 0.05 {
+		return Rejected(fmt.Sprintf("%s leads %s by %.2f", testClasses[best], testClasses[second], dist[second]-dist[best]), 0)
+	}
+	switch tok := testClasses[best]; tok {
+	case "CUT":
+		return Result{Kind: Cut, Confidence: 1}
+	case "BACK":
+		return Result{Kind: Back, Confidence: 1}
+	default:
+		return Result{Kind: Card, Card: card.MustParse(tok), Confidence: 1}
+	}
+}
+
+// frame is one frame's result with its evidence: the distances of As, Kd, CUT, BACK.
+func frame(d ...float64) Result {
+	r := testJudge{}.Judge(d)
+	r.Evidence = &Evidence{Dist: d}
+	return r
 }
 
 func TestCombiner(t *testing.T) {
-	none := Result{Kind: None, Confidence: 0.9}
-	rej := Rejected("cannot read the card's index", 0.3)
+	none := Result{Kind: None, Confidence: 1}
+	rej := Rejected("cannot find the card: no top edge", 0)
+	nan := math.NaN()
 	tests := []struct {
-		name   string
-		cfg    CombineConfig
-		frames []Result
-		want   string // the passage's result
-		agree  int
-		tally  string
+		name     string
+		frames   []Result
+		want     string // the passage's result
+		evidence int
+		tally    string
 	}{
-		{"clean read", CombineConfig{}, []Result{none, cardRes("As", 0.9), cardRes("As", 0.7), none}, "As (0.80)", 2, "As×2 NONE×2"},
-		{"rejected frames do not spoil a read", CombineConfig{}, []Result{rej, cardRes("Kd", 0.9), rej, cardRes("Kd", 0.9), cardRes("Kd", 0.6)}, "Kd (0.80)", 3, "Kd×3 reject×2"},
-		{"one frame is not enough", CombineConfig{}, []Result{none, cardRes("7c", 0.95), rej}, "reject: only 1 frame(s) read 7c, 2 needed", 1, "7c×1 NONE×1 reject×1"},
-		{"one frame is enough when configured", CombineConfig{MinAgree: 1}, []Result{none, cardRes("7c", 0.95), rej}, "7c (0.95)", 1, "7c×1 NONE×1 reject×1"},
-		{"disagreement is never a guess", CombineConfig{}, []Result{cardRes("6h", 0.9), cardRes("6h", 0.9), cardRes("6h", 0.9), cardRes("6d", 0.6)}, "reject: frames disagree: 6h×3 6d×1", 0, "6h×3 6d×1"},
-		{"cut card", CombineConfig{}, []Result{none, {Kind: Cut, Confidence: 1}, {Kind: Cut, Confidence: 0.8}}, "CUT (0.90)", 2, "CUT×2 NONE×1"},
-		{"back", CombineConfig{}, []Result{{Kind: Back, Confidence: 0.9}, {Kind: Back, Confidence: 0.9}, rej}, "BACK (0.90)", 2, "BACK×2 reject×1"},
-		{"card and cut card", CombineConfig{}, []Result{cardRes("As", 0.9), cardRes("As", 0.9), {Kind: Cut, Confidence: 1}}, "reject: a card and a cut card or back in one passage: As×2 CUT×1", 0, "As×2 CUT×1"},
-		{"cut and back", CombineConfig{}, []Result{{Kind: Cut, Confidence: 1}, {Kind: Cut, Confidence: 1}, {Kind: Back, Confidence: 1}}, "reject: cut card and back in one passage: CUT×2 BACK×1", 0, "CUT×2 BACK×1"},
-		{"one cut frame", CombineConfig{}, []Result{{Kind: Cut, Confidence: 1}, none}, "reject: only 1 frame(s) agree, 2 needed: CUT×1 NONE×1", 1, "CUT×1 NONE×1"},
-		{"sensor blocked, nothing seen", CombineConfig{}, []Result{none, none, rej}, "reject: no frame read the card: NONE×2 reject×1", 0, "NONE×2 reject×1"},
-		{"no frames", CombineConfig{}, nil, "reject: no frames while the sensor was blocked", 0, ""},
-		{"card kind without a card", CombineConfig{}, []Result{{Kind: Card}, {Kind: Card}}, "reject: no frame read the card: reject×2", 0, "reject×2"},
+		{"clean read", []Result{none, frame(0.05, 0.3, 0.5, 0.5), frame(0.07, 0.3, 0.5, 0.5), none}, "As (1.00)", 2, "As×2 NONE×2"},
+		// Two frames too far or too close on their own: their mean decides.
+		{"evidence adds up", []Result{frame(0.12, 0.3, 0.5, 0.5), frame(0.06, 0.3, 0.5, 0.5)}, "As (1.00)", 2, "As×1 reject×1"},
+		{"a doubtful mean is rejected", []Result{frame(0.08, 0.11, 0.5, 0.5), frame(0.08, 0.13, 0.5, 0.5)}, "reject: As leads Kd by 0.04 (over 2 frames: As×1 reject×1)", 2, "As×1 reject×1"},
+		// One frame that reads another card on its own rejects the passage, whatever the mean.
+		{"one confident frame of another card", []Result{frame(0.02, 0.4, 0.5, 0.5), frame(0.02, 0.4, 0.5, 0.5), frame(0.2, 0.02, 0.5, 0.5)}, "reject: frames read As, but a frame read Kd on its own: As×2 Kd×1", 3, "As×2 Kd×1"},
+		{"cut card", []Result{none, frame(0.5, 0.5, 0.02, 0.4), frame(0.5, 0.5, 0.04, 0.4)}, "CUT (1.00)", 2, "CUT×2 NONE×1"},
+		{"card and cut card", []Result{frame(0.02, 0.5, 0.3, 0.5), frame(0.02, 0.5, 0.3, 0.5), frame(0.2, 0.5, 0.02, 0.5)}, "reject: frames read As, but a frame read CUT on its own: As×2 CUT×1", 3, "As×2 CUT×1"},
+		{"sensor blocked, nothing seen", []Result{none, none, rej}, "reject: no frame showed the card: NONE×2 reject×1", 0, "NONE×2 reject×1"},
+		{"no frames", nil, "reject: no frames while the sensor was blocked", 0, ""},
+		// A class measured in only some frames is not compared.
+		{"a class not measured everywhere", []Result{frame(0.04, nan, 0.5, 0.5), frame(0.04, 0.2, 0.5, 0.5)}, "As (1.00)", 2, "As×2"},
+		{"another recognizer's frame is left out", []Result{frame(0.04, 0.3, 0.5, 0.5), {Kind: Card, Card: card.MustParse("As"), Evidence: &Evidence{Dist: []float64{0.9}}}}, "As (1.00)", 1, "As×2"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := Combiner{Config: tc.cfg}
+			c := Combiner{Judge: testJudge{}}
 			c.Begin()
 			for _, f := range tc.frames {
 				c.Add(f)
@@ -47,8 +89,8 @@ func TestCombiner(t *testing.T) {
 			if got := p.Result.String(); got != tc.want {
 				t.Errorf("result %q, want %q", got, tc.want)
 			}
-			if p.Agree != tc.agree || p.Frames != len(tc.frames) || p.Tally != tc.tally {
-				t.Errorf("agree %d frames %d tally %q, want %d %d %q", p.Agree, p.Frames, p.Tally, tc.agree, len(tc.frames), tc.tally)
+			if p.Evidence != tc.evidence || p.Frames != len(tc.frames) || p.Tally != tc.tally {
+				t.Errorf("evidence %d frames %d tally %q, want %d %d %q", p.Evidence, p.Frames, p.Tally, tc.evidence, len(tc.frames), tc.tally)
 			}
 			if c.Open() {
 				t.Error("still open after End")
@@ -62,35 +104,38 @@ func TestCombinerEdges(t *testing.T) {
 	if p := c.End(); p.Result.String() != "reject: no frames: the passage never began" {
 		t.Errorf("End without Begin: %v", p.Result)
 	}
+	c.Add(frame(0.02, 0.5, 0.5, 0.5))
+	if p := c.End(); p.Result.String() != "reject: no recognizer to judge the frames" {
+		t.Errorf("no judge: %v", p.Result)
+	}
+	c.Judge = testJudge{}
 	// A frame before any Begin opens a passage: a missed leading edge loses no card.
-	c.Add(cardRes("2s", 1))
-	c.Add(cardRes("2s", 1))
-	if p := c.End(); p.Result.Token() != "2s" {
+	c.Add(frame(0.02, 0.5, 0.5, 0.5))
+	if p := c.End(); p.Result.Token() != "As" {
 		t.Errorf("passage begun by Add: %v", p.Result)
 	}
 	// Begin drops an unfinished passage.
 	c.Begin()
-	c.Add(cardRes("3s", 1))
+	c.Add(frame(0.5, 0.02, 0.5, 0.5))
 	c.Begin()
-	c.Add(cardRes("4s", 1))
-	c.Add(cardRes("4s", 1))
-	if p := c.End(); p.Result.Token() != "4s" || p.Frames != 2 {
+	c.Add(frame(0.02, 0.5, 0.5, 0.5))
+	c.Add(frame(0.02, 0.5, 0.5, 0.5))
+	if p := c.End(); p.Result.Token() != "As" || p.Frames != 2 {
 		t.Errorf("after a second Begin: %v (%d frames)", p.Result, p.Frames)
 	}
 }
 
 func ExampleCombiner() {
-	var c Combiner
+	c := Combiner{Judge: testJudge{}}
 	c.Begin() // the card-exit sensor's leading edge
 	for _, r := range []Result{
 		{Kind: None, Confidence: 1},
-		Rejected("cannot read the card's index", 0.2),
-		{Kind: Card, Card: card.MustParse("9h"), Confidence: 0.9},
-		{Kind: Card, Card: card.MustParse("9h"), Confidence: 0.8},
+		frame(0.13, 0.4, 0.5, 0.5), // too far on its own
+		frame(0.05, 0.4, 0.5, 0.5),
 	} {
 		c.Add(r)
 	}
 	p := c.End() // the trailing edge
 	fmt.Println(p.Result, p.Tally)
-	// Output: 9h (0.85) 9h×2 NONE×1 reject×1
+	// Output: As (1.00) As×1 NONE×1 reject×1
 }

@@ -1,0 +1,260 @@
+package cv_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"gocv.io/x/gocv"
+
+	"github.com/sabot-tables/sabot/calibration"
+	"github.com/sabot-tables/sabot/vision"
+	"github.com/sabot-tables/sabot/vision/cv"
+	"github.com/sabot-tables/sabot/vision/visiontest"
+)
+
+// The rendered fixture: one tuning design (visiontest.Tuning) rendered by the project's own
+// renderer from Debian's card art, its calibration pass learned once per test binary. The
+// repository needs nothing beside it (issue 16).
+const fixtureDeck = "tango"
+
+var fixture struct {
+	once sync.Once
+	dir  string
+	prof *calibration.VisionProfile
+	err  error
+}
+
+// rendered returns the fixture's directory (calib/, frames/ with labels.csv) and its profile.
+func rendered(t testing.TB) (string, *calibration.VisionProfile) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("renders and calibrates a deck (-short)")
+	}
+	r := visiontest.NeedArt(t, fixtureDeck)
+	defer r.Close()
+	fixture.once.Do(func() {
+		dir, err := os.MkdirTemp("", "sabot-cv-test-")
+		if err != nil {
+			fixture.err = err
+			return
+		}
+		fixture.dir = dir
+		spec := visiontest.SetSpec{Shoe: 2, Table: 1, Other: 4, Seed: 11}
+		if fixture.err = r.WriteSet(context.Background(), dir, spec); fixture.err != nil {
+			return
+		}
+		fixture.prof, fixture.err = cv.CalibrateDirs(context.Background(), []string{filepath.Join(dir, "calib")}, cv.CalibrateOptions{Deck: fixtureDeck, Camera: "test"})
+	})
+	if fixture.err != nil {
+		t.Fatal(fixture.err)
+	}
+	return fixture.dir, fixture.prof
+}
+
+func recognizers(t testing.TB, p *calibration.VisionProfile) (*cv.Recognizer, *cv.Recognizer) {
+	t.Helper()
+	shoe, err := cv.New(p, vision.Shoe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { shoe.Close() })
+	table, err := cv.New(p, vision.Table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { table.Close() })
+	return shoe, table
+}
+
+// The floors below are the figures measured on this fixture less a margin for the renderer's
+// randomness; the wrong answers are none, always.
+var readFloor = map[string]float64{"shoe": 0.85, "table": 0.70, "none": 0.90}
+
+func TestRenderedDeck(t *testing.T) {
+	dir, p := rendered(t)
+	shoe, table := recognizers(t, p)
+	e, err := cv.Evaluate(filepath.Join(dir, "frames"), shoe, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range e.Groups {
+		var b strings.Builder
+		g.WriteTo(&b)
+		t.Log(strings.TrimSpace(b.String()))
+		if g.Wrong > 0 {
+			t.Errorf("%s: %d frames read as the wrong class", g.Group, g.Wrong)
+		}
+		if rate := float64(g.Correct) / float64(g.Correct+g.Wrong+g.Reject); rate < readFloor[g.Group] {
+			t.Errorf("%s: %.1f%% read, the floor is %.0f%%", g.Group, 100*rate, 100*readFloor[g.Group])
+		}
+	}
+	for _, f := range e.Frames {
+		if !f.Correct() && f.Result.Kind != vision.Reject {
+			t.Errorf("%s (%s) read as %v", f.File, f.Token(), f.Result)
+		}
+	}
+}
+
+// The profile carries the rule calibration derived for each view, with its estimate.
+func TestProfileRules(t *testing.T) {
+	_, p := rendered(t)
+	for _, v := range []string{"shoe", "table"} {
+		r, ok := p.Rules[v]
+		if !ok {
+			t.Fatalf("no %s rule in the profile", v)
+		}
+		if r.MaxDistance <= 0 || r.MinLead <= 0 {
+			t.Errorf("%s rule: distance ≤ %g, lead ≥ %g: both must be positive", v, r.MaxDistance, r.MinLead)
+		}
+		if r.FalseAccept <= 0 || r.FalseAccept > 1e-4 {
+			t.Errorf("%s rule: estimated false accepts %g a frame, want in (0, 1e-4]", v, r.FalseAccept)
+		}
+		if r.Wrong != 0 {
+			t.Errorf("%s rule: %d wrong answers among its own trials", v, r.Wrong)
+		}
+		if r.ReadRate < 0.5 || r.ReadRate > 1 || r.Samples < 52*10 {
+			t.Errorf("%s rule: read rate %g over %d samples", v, r.ReadRate, r.Samples)
+		}
+	}
+	// A saved and loaded profile reads as the one calibrated.
+	path := filepath.Join(t.TempDir(), "p.json")
+	if err := calibration.SaveVision(path, p); err != nil {
+		t.Fatal(err)
+	}
+	q, err := calibration.LoadVision(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, _ := rendered(t)
+	a, _ := recognizers(t, p)
+	b, _ := recognizers(t, q)
+	files, _ := filepath.Glob(filepath.Join(dir, "frames", "f000[0-3]*.jpg"))
+	for _, f := range files {
+		ra, err1 := a.RecognizeFile(f)
+		rb, err2 := b.RecognizeFile(f)
+		if err1 != nil || err2 != nil || ra.Token() != rb.Token() || ra.Reason != rb.Reason {
+			t.Errorf("%s: %v (%v) calibrated, %v (%v) loaded", f, ra, err1, rb, err2)
+		}
+	}
+}
+
+// The trace names the outline, the five best classes, the rule and what decided.
+func TestExplain(t *testing.T) {
+	dir, p := rendered(t)
+	shoe, _ := recognizers(t, p)
+	f := filepath.Join(dir, "calib", "7h.jpg")
+	m, err := cv.ReadImage(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	res, tr, err := shoe.Explain(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := shoe.Recognize(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Token() != "7h" || plain.Token() != "7h" {
+		t.Fatalf("the calibration frame of 7h reads %v explained, %v plainly", res, plain)
+	}
+	if len(tr.Top) != 5 || tr.Top[0].Class != "7h" {
+		t.Fatalf("top classes %+v, want five with 7h first", tr.Top)
+	}
+	for i := 1; i < len(tr.Top); i++ {
+		if tr.Top[i].Distance < tr.Top[i-1].Distance {
+			t.Errorf("top classes out of order: %+v", tr.Top)
+		}
+	}
+	s := tr.String()
+	for _, want := range []string{"view: shoe\n", "outline: ", "corners: (", "  1. 7h ", "  5. ", "rule: distance at most ", "decision: "} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the trace lacks %q:\n%s", want, s)
+		}
+	}
+	// An empty window is read as such, and the trace says why.
+	e := gocv.NewMatWithSize(m.Rows(), m.Cols(), gocv.MatTypeCV8UC3)
+	defer e.Close()
+	res, tr, err = shoe.Explain(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Kind == vision.Card {
+		t.Fatalf("a black frame reads %v", res)
+	}
+	if !strings.Contains(tr.String(), "decision: ") {
+		t.Errorf("no decision in the trace of a black frame:\n%s", tr)
+	}
+}
+
+// Bad input: one clear error naming the problem.
+func TestBadInput(t *testing.T) {
+	dir, p := rendered(t)
+	shoe, _ := recognizers(t, p)
+	small := gocv.NewMatWithSize(100, 100, gocv.MatTypeCV8UC3)
+	defer small.Close()
+	if _, err := shoe.Recognize(small); err == nil || !strings.Contains(err.Error(), "100x100") {
+		t.Errorf("a 100x100 frame in the shoe view: %v", err)
+	}
+	empty := gocv.NewMat()
+	defer empty.Close()
+	if _, err := shoe.Recognize(empty); err == nil {
+		t.Error("an empty Mat read without an error")
+	}
+	if _, err := shoe.RecognizeFile(filepath.Join(dir, "no-such.jpg")); err == nil || !strings.Contains(err.Error(), "no-such.jpg") {
+		t.Errorf("a missing file: %v", err)
+	}
+
+	// A pass with a card missing, a file not named by a card, a frame with no card.
+	pass := func(t *testing.T, change func(d string)) error {
+		d := t.TempDir()
+		ents, _ := os.ReadDir(filepath.Join(dir, "calib"))
+		for _, e := range ents {
+			b, err := os.ReadFile(filepath.Join(dir, "calib", e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(d, e.Name()), b, 0o644)
+		}
+		change(d)
+		_, err := cv.CalibrateDirs(context.Background(), []string{d}, cv.CalibrateOptions{Deck: "bad"})
+		if err != nil && !errors.Is(err, cv.ErrCalibration) {
+			t.Errorf("%v does not wrap cv.ErrCalibration", err)
+		}
+		return err
+	}
+	t.Run("missing card", func(t *testing.T) {
+		err := pass(t, func(d string) { os.Remove(filepath.Join(d, "Qd.jpg")) })
+		if err == nil || !strings.Contains(err.Error(), "no frame of Qd") {
+			t.Errorf("got %v", err)
+		}
+	})
+	t.Run("not a card name", func(t *testing.T) {
+		err := pass(t, func(d string) { os.Rename(filepath.Join(d, "Qd.jpg"), filepath.Join(d, "queen.jpg")) })
+		if err == nil || !strings.Contains(err.Error(), "queen.jpg") {
+			t.Errorf("got %v", err)
+		}
+	})
+	t.Run("no card in a frame", func(t *testing.T) {
+		err := pass(t, func(d string) {
+			b := gocv.NewMatWithSize(p.Camera.Height, p.Camera.Width, gocv.MatTypeCV8UC3)
+			defer b.Close()
+			gocv.IMWrite(filepath.Join(d, "3s.jpg"), b)
+		})
+		if err == nil || !strings.Contains(err.Error(), "3s.jpg") || !strings.Contains(err.Error(), "cannot find the card") {
+			t.Errorf("got %v", err)
+		}
+	})
+	t.Run("unreadable file", func(t *testing.T) {
+		err := pass(t, func(d string) { os.WriteFile(filepath.Join(d, "5c.jpg"), []byte("not a jpeg"), 0o644) })
+		if err == nil || !strings.Contains(err.Error(), "5c.jpg") {
+			t.Errorf("got %v", err)
+		}
+	})
+}
