@@ -12,6 +12,7 @@ import (
 
 	"gocv.io/x/gocv"
 
+	"github.com/sabot-tables/sabot/calibration"
 	"github.com/sabot-tables/sabot/vision/cv"
 	"github.com/sabot-tables/sabot/vision/visiontest"
 	"github.com/sabot-tables/sabot/vision/visiontest/simcam"
@@ -161,22 +162,25 @@ func TestCheckTable(t *testing.T) {
 			t.Errorf("rendered corner %.1f not in the outline %v", want, r.Outline.Corners)
 		}
 	}
+	// With a profile made from photographs, the card is looked for anywhere, of any size, in a
+	// frame of any size: its width has no verdict.
+	photo := &calibration.VisionProfile{Source: "photo", Camera: calibration.Camera{Name: "webcam", Width: 800, Height: 600}, CardWidthPx: 90}
+	rp, err := Check(m, "table", photo)
+	if err != nil || !rp.Card || !rp.Outline.Whole || rp.ProfileWidth != 0 || status(rp, "card width") != Good {
+		t.Errorf("photo profile: %v\n%s", err, text(rp))
+	}
 }
 
-// TestCheckWithProfile checks frames against a profile calibrated on a rendered pass: the card
-// width, the wrong camera, a file, and a source as CheckDevice reads it.
+// TestCheckWithProfile checks frames against a reader camera's profile (Check reads only its
+// source, camera and card width): the card width, the wrong camera, a file, and a source as
+// CheckDevice reads it.
 func TestCheckWithProfile(t *testing.T) {
-	if testing.Short() {
-		t.Skip("calibrates a deck (-short)")
-	}
-	rd := visiontest.NeedArt(t, "anglo")
+	rd := visiontest.NeedArt(t, "tango")
 	defer rd.Close()
-	p, err := simcam.Calibrate(context.Background(), rd, rand.New(rand.NewPCG(4, 4)), "shoe-reader")
-	if err != nil {
-		t.Fatal(err)
-	}
-	frame, _ := shoeFrame(t, rd, "Kd", 5)
+	frame, look := shoeFrame(t, rd, "Kd", 5)
 	defer frame.Close()
+	width := math.Hypot(look.Corners[1][0]-look.Corners[0][0], look.Corners[1][1]-look.Corners[0][1])
+	p := &calibration.VisionProfile{Source: "shoe", Camera: calibration.Camera{Name: "shoe-reader", Width: 320, Height: 240}, CardWidthPx: width}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "Kd.png")
 	if !gocv.IMWrite(path, frame) {
