@@ -81,7 +81,8 @@ var crossings = []struct{ from, to, why string }{
 	{"games/follow", "tablebus", "the loop that feeds an engine from the table's feed reads tablebus events"},
 	// Beside it.
 	{"vision/cv", "calibration", "the recognizer loads the vision profile that calibration defines"},
-	{"vision/visiontest", "calibration", "the renderer's frames are calibrated with a vision profile"},
+	{"vision/visiontest/simcam", "calibration", "the simulated camera's profile is calibrated from a rendered pass"},
+	{"vision/camcheck", "calibration", "the camera check compares the frame with the vision profile's camera and card width"},
 }
 
 func layerOf(pkg string) string {
