@@ -12,6 +12,7 @@ import (
 
 	"github.com/sabot-tables/sabot/calibration"
 	"github.com/sabot-tables/sabot/shoe/card"
+	"github.com/sabot-tables/sabot/vision"
 )
 
 // Report layout: each index template drawn at reportZoom, a tile per class holding one template
@@ -206,4 +207,35 @@ func wrap(s string, n int) []string {
 		s = "    " + strings.TrimLeft(s[i:], " ")
 	}
 	return append(out, s)
+}
+
+// ReadFile reads an image file with the recognizer of its view: the shoe's when the frame is
+// its profile's reader camera's size, the table's otherwise (either may be nil: then the other
+// reads every frame), and says which view read it. With explain it also returns the frame's
+// Trace. A file that cannot be decoded, or a frame the recognizer cannot take (a reader frame of
+// another camera's size), is an error naming the file.
+func ReadFile(path string, shoe, table *Recognizer, explain bool) (vision.Result, vision.View, *Trace, error) {
+	m, err := ReadImage(path)
+	defer m.Close()
+	if err != nil {
+		return vision.Result{}, 0, nil, err
+	}
+	r := shoe
+	if r == nil || table != nil && (m.Cols() != r.p.Camera.Width || m.Rows() != r.p.Camera.Height) {
+		r = table
+	}
+	if r == nil {
+		return vision.Result{}, 0, nil, fmt.Errorf("vision: %s: no recognizer", path)
+	}
+	var res vision.Result
+	var tr *Trace
+	if explain {
+		res, tr, err = r.Explain(m)
+	} else {
+		res, err = r.Recognize(m)
+	}
+	if err != nil {
+		return vision.Result{}, r.view, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return res, r.view, tr, nil
 }
