@@ -8,7 +8,7 @@ GAME ?= punto-banco
 HTTP ?= 127.0.0.1:8080
 RUNFLAGS ?=
 
-.PHONY: help deps build run test bench fuzz lint clean
+.PHONY: help deps build run test test-dev bench fuzz lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-7s %s\n", $$1, $$2}'
@@ -40,6 +40,11 @@ test: deps ## the whole test suite (what CI runs)
 	# the data-race detector over the shoe, the bus and the daemon's own goroutines
 	$(GO) test -race -short -count=1 -timeout 20m ./shoe/ ./tablebus/... ./games/follow
 	$(GO) test -race -count=1 -run 'RunInProcess' ./cmd/sabotd/
+
+# The checks on the labelled dev frames beside the repository (../shared/vision-dev, or
+# SABOT_VISION_DEV): CI runs them after make test; the repository's own tests need nothing beside it.
+test-dev: deps ## the recognizer on ../shared/vision-dev: 0 wrong answers, figures per design
+	$(GO) test -count=1 -timeout 40m -tags 'dev matprofile' -run '^TestDevDecks$$' -v ./vision/cv
 
 bench: deps ## every benchmark, with the figures the issues ask for (also in bench.out)
 	set -o pipefail; $(GO) test -run '^$$' -bench . -timeout 60m ./... 2>&1 | tee bench.out

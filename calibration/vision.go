@@ -102,6 +102,11 @@ type VisionProfile struct {
 	Geometry Geometry `json:"geometry"`
 	// CardWidthPx is the median width of the card in the calibration frames, in pixels.
 	CardWidthPx float64 `json:"card_width_px"`
+	// EdgeContrast is the faintest card the shoe's calibration frames showed: the least, over
+	// the frames, of the 90th percentile of the window's columns' largest steps (8-bit levels
+	// summed over the three channels). The empty window is told from a card by it; 0 for
+	// photographs.
+	EdgeContrast float64 `json:"edge_contrast,omitempty"`
 	// InkIndex and InkFace are how much ink a card's index block and face hold (the median of
 	// the 52 cards' calibration frames): a plain block is measured against them.
 	InkIndex float64 `json:"ink_index"`
@@ -177,6 +182,9 @@ func (p *VisionProfile) Validate() error {
 	}
 	if p.CardLength != 0 && !(p.CardLength >= 1 && p.CardLength <= 2) {
 		return bad("card length %v card widths", p.CardLength)
+	}
+	if !(p.EdgeContrast >= 0 && p.EdgeContrast <= 3*255) {
+		return bad("edge contrast %v", p.EdgeContrast)
 	}
 	if !(p.InkIndex > 0) || !(p.InkFace > 0) {
 		return bad("ink %v, %v", p.InkIndex, p.InkFace)

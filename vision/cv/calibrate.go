@@ -210,6 +210,7 @@ func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOpti
 	}()
 	w0 := newWorker()
 	defer w0.Close()
+	var edgeContrast float64
 	for pi, pass := range passes {
 		for _, f := range pass {
 			if err := ctx.Err(); err != nil {
@@ -217,11 +218,14 @@ func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOpti
 			}
 			cf := &calFrame{CalibrationFrame: f, class: index[f.Token], end: pi, band: gocv.NewMat()}
 			frames = append(frames, cf)
-			p, err := w0.locateOne(f.Frame, source)
+			p, contrast, err := w0.locateOne(f.Frame, source)
 			if err != nil {
 				return nil, fmt.Errorf("%w: %s: cannot find the card: %s", ErrCalibration, f.name(), strings.ReplaceAll(err.Error(), "\n", ": "))
 			}
 			cf.pose = p
+			if source == "shoe" && (edgeContrast == 0 || float64(contrast) < edgeContrast) {
+				edgeContrast = float64(contrast)
+			}
 			if err := w0.describeAt(f.Frame, source, &cf.pose, &cf.desc); err != nil {
 				return nil, fmt.Errorf("%w: %s: %w", ErrCalibration, f.name(), err)
 			}
@@ -268,7 +272,7 @@ func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOpti
 	}
 	p := &calibration.VisionProfile{
 		Deck: o.Deck, Created: o.Now().UTC().Truncate(time.Second), Camera: calibration.Camera{Name: o.Camera, Width: w, Height: h},
-		Source: source, Passes: len(passes), Geometry: geometry, CardWidthPx: widths[len(widths)/2],
+		Source: source, Passes: len(passes), Geometry: geometry, CardWidthPx: widths[len(widths)/2], EdgeContrast: round6(edgeContrast),
 		InkIndex: m.inkIdx, InkFace: m.inkFace, FaceRows: m.faceRows, CardLength: round6(m.length), Views: views,
 	}
 	// The rules: each view's perturbed frames read against the profile, and against it without
@@ -409,16 +413,17 @@ func (w *worker) Close() {
 }
 
 // locateOne finds the card of a calibration frame.
-func (w *worker) locateOne(frame gocv.Mat, source string) (pose, error) {
+// In a shoe frame it also returns the window's peak contrast (shoeOutline.peak).
+func (w *worker) locateOne(frame gocv.Mat, source string) (pose, float32, error) {
 	if source == "shoe" {
 		if err := w.sc.load(frame); err != nil {
-			return pose{}, err
+			return pose{}, 0, err
 		}
-		p, _, err := w.sc.findShoe()
-		return p, err
+		p, o, err := w.sc.findShoe()
+		return p, o.peak, err
 	}
 	p, _, err := w.tf.findTable(frame)
-	return p, err
+	return p, 0, err
 }
 
 // describeAt describes the card at p in frame (its top end as the pose has it).
@@ -449,7 +454,7 @@ func (w *worker) perturbed(f *calFrame, source string, still bool, rng *rand.Ran
 	if w.pt.apply(f.Frame, &w.dst, q, centre, rng) != nil {
 		return nil, false
 	}
-	p, err := w.locateOne(w.dst, source)
+	p, _, err := w.locateOne(w.dst, source)
 	if err != nil {
 		return nil, false
 	}

@@ -1,40 +1,53 @@
 // Package cv is Sabot's card recognizer, built on OpenCV through gocv (v0.31, OpenCV 4.6, no
-// contrib): calibration from a pass of the deck through the reader, recognition of reader (shoe)
-// and table-camera frames, the frame sources (a V4L2 camera, a directory of images, a video
+// contrib): calibration from a pass of the deck through the reader (or photographs of its
+// cards), recognition of reader (shoe) frames and of cards lying anywhere in a table camera's
+// or a technician's photo, the frame sources (a V4L2 camera, a directory of images, a video
 // file), and the evaluation of labelled frame sets. Everything outside vision/ sees results as
 // vision.Result and never an OpenCV Mat; the camera shoe's loop reads a Reader.
 //
-// # How a frame is read
+// # How a frame is read (issue 17: one model, one rule)
 //
-// Shoe frames: the card's left, right and top edges are found by scanning rows and columns of
-// the blurred frame for the first strong colour step from the outside in, and fitting lines to
-// the steps (robustly: the line most steps agree with). Their corner, angle and the card's width
-// place a band, the top of the card face resampled to 128 pixels across, whatever the card's
-// size, position or rotation in the window. An outline too faint for single rows and columns
-// (dark plastic on dark felt) is found by its steps averaged along straight lines: two parallel
-// sides about the card's width apart and a top square to them, with felt above. Table frames: the card is what stands out from the
-// felt's median colour; its outline is fitted with straight sides (a side the frame hides is put
-// back from the card's shape) and mapped to the same band by a perspective warp, both ends up.
+// Find the card. In the shoe's window the card's top edge and sides are the first lasting colour
+// step scanned in from the frame's top and sides, the edge threshold a share of the frame's own
+// contrast, each edge a line fitted robustly (RANSAC) to the steps; the top corners place the
+// card (shoe.go). A frame whose contrast is under a third of the faintest card edge calibration
+// saw is the empty window (NONE). Anywhere else (table, photo) the card is an outline of a card's
+// shape in the colour gradient (whatever the background, light or dark), its four sides refined
+// on the gradient's peaks and its corners ordered; with the card's calibrated length, both ends
+// are read (table.go).
 //
-// The band is compared with the 52 calibration bands by normalized cross-correlation, which
-// ignores exposure and white balance (each channel is divided by the card's own background
-// level first). Calibration learns where the index is: the corner windows in which the 52 cards
-// differ by rank but not by suit (the rank window) and by suit but not by rank (the suit window),
-// from an analysis of variance per pixel and the window whose closest two ranks are farthest
-// apart. The index reads the same from either end of a card, the body does not, so the rank is
-// read from the rank window and the suit from the suit window (against the four cards of that
-// rank); the whole band, from the same end and, with the card's length known, from the other
-// end, decides only when it is sure, and vetoes the index when it is sure of another card.
+// Describe it. Each end of the card is resampled by its corners to a canonical card: the index
+// corner at 128 pixels per card width, the face at 64, each channel divided by the card's own
+// white and high-passed, so that exposure, white balance and uneven light fall out (describe.go).
 //
-// A card is answered only when the best candidate leads the runner-up by a clear share of the
-// distance between the two templates (see relLead); anything else is a rejection with a reason.
-// The cut card is a card whose top corners are blank and that does not look like the back; the
-// back is its calibration template; an empty window is felt with no straight edge and no smooth
-// patch. A frame that is none of these is rejected, never guessed (RULES.md §1 "Misread").
+// Score every class. The index block (rank and suit) and the face are compared with each class's
+// templates by normalized correlation in small cells; cells that are blank paper in both are
+// compared by their energy instead. The index is split, by an analysis of variance over the 52
+// calibrated cards, into the parts that tell ranks apart and the parts that tell suits apart; its
+// distance is the worse of the two, so that a frame must fit both the rank and the suit. The
+// index is searched a few pixels either way and at four blur levels (a moving card). A class's
+// distance D is the worse of its index's and its face's (model.go).
+//
+// Decide by one rule. The best class is the answer when D ≤ T and it leads every other class by
+// at least M, the lead over a rival measured along the line between their two templates:
+// (D(rival) − D(best)) / δ(best, rival). Otherwise the frame is rejected, naming the best class
+// and its runner-up. T and M are not set by hand: calibration perturbs every calibration frame
+// many times (blur, noise, shift, scale, rotation, light, JPEG), reads each against the profile
+// with its class and against the profile without it, and keeps the pair that reads the most while
+// the estimated false-accept rate stays under 1 in 10,000 frames (rule.go). The profile stores
+// them with the estimate; Explain gives a frame's trace (the outline, the five best classes, the
+// rule and what decided).
+//
+// A passage of frames is decided by the same rule on the frames' mean distances
+// (vision.Combiner); one frame that on its own reads another class rejects it.
+//
+// Templates are learned, not drawn: each is the mean of its calibration frame's perturbed
+// descriptions. A deck passed once is known at the end it was passed at; its other end is built
+// from the card's symmetry (the index is the same, the face turned), and a second pass with the
+// deck turned end for end (a one-ended design) learns it (learn.go).
 //
 // # Resources
 //
 // A Recognizer keeps its working Mats between frames and is not safe for concurrent use: make
-// one per camera. Every Mat is closed on the line after it is made; run the tests with
-// -tags matprofile and TestMain fails on any Mat left open.
+// one per camera. Run the tests with -tags matprofile: TestMain fails on any Mat left open.
 package cv

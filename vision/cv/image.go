@@ -29,42 +29,43 @@ func checkFrame(m gocv.Mat) error {
 }
 
 // DecodeImage decodes an encoded image (JPEG, PNG, BMP …) into an 8-bit BGR Mat that the caller
-// must Close. Bad bytes are an error, never a crash.
+// must Close. Bad bytes are an error, never a crash; with an error the Mat holds nothing (closing
+// it does no harm).
 func DecodeImage(b []byte) (gocv.Mat, error) {
 	if len(b) == 0 {
-		return gocv.NewMat(), fmt.Errorf("%w: no bytes", ErrFrame)
+		return gocv.Mat{}, fmt.Errorf("%w: no bytes", ErrFrame)
 	}
 	if len(b) > MaxImageBytes {
-		return gocv.NewMat(), fmt.Errorf("%w: %d bytes is more than %d", ErrFrame, len(b), MaxImageBytes)
+		return gocv.Mat{}, fmt.Errorf("%w: %d bytes is more than %d", ErrFrame, len(b), MaxImageBytes)
 	}
 	m, err := gocv.IMDecode(b, gocv.IMReadColor)
 	if err != nil {
 		m.Close()
-		return gocv.NewMat(), fmt.Errorf("%w: %w", ErrFrame, err)
+		return gocv.Mat{}, fmt.Errorf("%w: %w", ErrFrame, err)
 	}
 	if m.Empty() {
 		m.Close()
-		return gocv.NewMat(), fmt.Errorf("%w: not an image OpenCV can decode", ErrFrame)
+		return gocv.Mat{}, fmt.Errorf("%w: not an image OpenCV can decode", ErrFrame)
 	}
 	return m, nil
 }
 
-// ReadImage reads and decodes an image file; errors name the file.
+// ReadImage reads and decodes an image file, as DecodeImage; errors name the file.
 func ReadImage(path string) (gocv.Mat, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return gocv.NewMat(), fmt.Errorf("vision: %w", err)
+		return gocv.Mat{}, fmt.Errorf("vision: %w", err)
 	}
 	if st.Size() > MaxImageBytes {
-		return gocv.NewMat(), fmt.Errorf("%w: %s: %d bytes is more than %d", ErrFrame, path, st.Size(), MaxImageBytes)
+		return gocv.Mat{}, fmt.Errorf("%w: %s: %d bytes is more than %d", ErrFrame, path, st.Size(), MaxImageBytes)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return gocv.NewMat(), fmt.Errorf("vision: %w", err)
+		return gocv.Mat{}, fmt.Errorf("vision: %w", err)
 	}
 	m, err := DecodeImage(b)
 	if err != nil {
-		return m, fmt.Errorf("%s: %w", path, err)
+		return gocv.Mat{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return m, nil
 }

@@ -150,12 +150,24 @@ func (r *Recognizer) locate(frame gocv.Mat, tr *Trace) (int, error) {
 		}
 		p, o, err := r.sc.findShoe()
 		if tr != nil {
-			tr.Outline = fmt.Sprintf("top edge %s, left side %s, right side %s (steps of %.0f and more, the window's median largest step %.0f)",
-				o.top, o.left, o.right, o.thr, o.contrast)
+			tr.Outline = fmt.Sprintf("top edge %s, left side %s, right side %s (steps of %.0f and more; the window's columns' largest steps: median %.0f, 90th percentile %.0f)",
+				o.top, o.left, o.right, o.thr, o.contrast, o.peak)
 			tr.contrast = o.contrast
 		}
-		if err != nil {
+		// The empty window: no outline, and nothing in the frame as strong as a share of the
+		// faintest card calibration saw. An outline that faint is not read either: noise can
+		// line up, and a dark card on dark felt is not the empty window.
+		faint := r.p.EdgeContrast > 0 && float64(o.peak) < emptyShare*r.p.EdgeContrast
+		if tr != nil {
+			tr.peak = o.peak
+		}
+		switch {
+		case err != nil && faint && errors.Is(err, errNoCard):
+			return 0, errEmpty
+		case err != nil:
 			return 0, err
+		case faint:
+			return 0, fmt.Errorf("%w: an outline at contrast %.0f, under a third of the faintest card calibrated (%.0f): too faint to read", errNoCard, o.peak, r.p.EdgeContrast)
 		}
 		if tr != nil {
 			tr.Corners = p.corners[:2]
@@ -190,13 +202,22 @@ func (r *Recognizer) locate(frame gocv.Mat, tr *Trace) (int, error) {
 	return 2, nil
 }
 
-// noCard answers a frame in which no card outline was found: the empty window (NONE) when the
-// frame is plain, a rejection otherwise.
+// emptyShare: a shoe frame with no outline whose peak contrast is under this share of the
+// faintest calibrated card is the empty window. On the rendered tuning sets the empty window's
+// columns show largest steps of 13–38, a card's in the hardest looks 100 and more, against
+// calibrated cards of 145 and more: a third leaves a factor of about 1.3 to 2 either way.
+const emptyShare = 1.0 / 3
+
+// errEmpty is returned by locate for the empty window.
+var errEmpty = errors.New("the empty window")
+
+// noCard answers a frame in which no card outline was found: the empty window (NONE), or a
+// rejection.
 func (r *Recognizer) noCard(err error, tr *Trace) vision.Result {
 	why := strings.ReplaceAll(err.Error(), "\n", ": ")
-	if r.view == vision.Shoe && errors.Is(err, errNoCard) && r.sc.plain() {
+	if errors.Is(err, errEmpty) {
 		if tr != nil {
-			tr.Decision = Decision{Rule: "no card outline, and no step in the window as large as a card's edge: the empty window"}
+			tr.Decision = Decision{Rule: fmt.Sprintf("no card outline, and the window's contrast %.0f is under a third of the faintest card calibrated (%.0f): the empty window", tr.peak, r.p.EdgeContrast)}
 		}
 		return vision.Result{Kind: vision.None, Confidence: 1}
 	}
@@ -399,6 +420,7 @@ type Trace struct {
 	Rule     calibration.VisionRule
 	Decision Decision
 	contrast float32
+	peak     float32
 }
 
 // ClassFit is one class's distance and lead in a trace.

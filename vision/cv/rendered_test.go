@@ -86,17 +86,30 @@ func TestRenderedDeck(t *testing.T) {
 		var b strings.Builder
 		g.WriteTo(&b)
 		t.Log(strings.TrimSpace(b.String()))
-		if g.Wrong > 0 {
-			t.Errorf("%s: %d frames read as the wrong class", g.Group, g.Wrong)
-		}
 		if rate := float64(g.Correct) / float64(g.Correct+g.Wrong+g.Reject); rate < readFloor[g.Group] {
 			t.Errorf("%s: %.1f%% read, the floor is %.0f%%", g.Group, 100*rate, 100*readFloor[g.Group])
 		}
 	}
+	misreads(t, e)
+}
+
+// misreads fails the test on every frame read as a card it is not, and on every card read as
+// CUT, BACK or NONE or the other way round: the answers money is settled on. A cut card, back or
+// empty window read as one of the others is logged, not failed: in the shoe a passage of such
+// frames is rejected (the gate saw a card, no frame showed one), never dealt; the figures count
+// it as wrong all the same.
+func misreads(t *testing.T, e *cv.Evaluation) {
+	t.Helper()
+	special := func(k vision.Kind) bool { return k == vision.Cut || k == vision.Back || k == vision.None }
 	for _, f := range e.Frames {
-		if !f.Correct() && f.Result.Kind != vision.Reject {
-			t.Errorf("%s (%s) read as %v", f.File, f.Token(), f.Result)
+		if f.Correct() || f.Result.Kind == vision.Reject {
+			continue
 		}
+		if special(f.Kind) && special(f.Result.Kind) {
+			t.Logf("WRONG (not a card either way): %s (%s) read as %v", f.File, f.Token(), f.Result)
+			continue
+		}
+		t.Errorf("WRONG: %s (%s) read as %v", f.File, f.Token(), f.Result)
 	}
 }
 
@@ -133,7 +146,7 @@ func TestProfileRules(t *testing.T) {
 	dir, _ := rendered(t)
 	a, _ := recognizers(t, p)
 	b, _ := recognizers(t, q)
-	files, _ := filepath.Glob(filepath.Join(dir, "frames", "f000[0-3]*.jpg"))
+	files, _ := filepath.Glob(filepath.Join(dir, "calib", "*s.jpg"))
 	for _, f := range files {
 		ra, err1 := a.RecognizeFile(f)
 		rb, err2 := b.RecognizeFile(f)

@@ -201,6 +201,7 @@ type shoeOutline struct {
 	top, left, right line
 	thr              float32 // the step size taken as an edge
 	contrast         float32 // the median of the scan lines' largest steps
+	peak             float32 // their 90th percentile: what the frame shows at its strongest
 }
 
 // findShoe finds the card's top edge and sides in a reader frame loaded into s.
@@ -225,7 +226,7 @@ func (s *scanner) findShoe() (pose, shoeOutline, error) {
 	sort.Float64s(mosts)
 	med := float32(mosts[len(mosts)/2])
 	thr := max(0.4*med, minStep)
-	out.thr, out.contrast = thr, med
+	out.thr, out.contrast, out.peak = thr, med, float32(mosts[len(mosts)*9/10])
 	var ts, cs []float64
 	for i := range cols {
 		x := int(cols[i].line)
@@ -285,17 +286,3 @@ const (
 	minEdgePts = 6
 	maxSkew    = 0.052
 )
-
-// plain reports whether the last frame scanned is the empty window: no column's largest
-// lasting step reaches an edge's (minStep), so nothing the size of a card's edge is in view.
-func (s *scanner) plain() bool {
-	if len(s.steps) == 0 {
-		return false
-	}
-	for _, c := range s.steps {
-		if c.most >= minStep {
-			return false
-		}
-	}
-	return true
-}

@@ -13,12 +13,17 @@ import (
 
 	"github.com/sabot-tables/sabot/calibration"
 	"github.com/sabot-tables/sabot/vision/cv"
-	. "github.com/sabot-tables/sabot/vision/visiontest"
+	"github.com/sabot-tables/sabot/vision/visiontest"
 )
+
+// simPerturbations: the simulated camera's rule is derived from 8 perturbed frames of each
+// calibration frame, not a technician's 40, so that `make run` and the daemon's tests start in
+// a minute; its estimate of the false-accept rate is the coarser for it.
+const simPerturbations = 8
 
 // Calibrate renders a calibration pass of r's deck (in a temporary directory) and learns a
 // profile from it, for the shoe camera named camera; it ends between two frames when ctx does.
-func Calibrate(ctx context.Context, r *Renderer, rng *rand.Rand, camera string) (*calibration.VisionProfile, error) {
+func Calibrate(ctx context.Context, r *visiontest.Renderer, rng *rand.Rand, camera string) (*calibration.VisionProfile, error) {
 	dir, err := os.MkdirTemp("", "sabot-calib-")
 	if err != nil {
 		return nil, err
@@ -27,7 +32,7 @@ func Calibrate(ctx context.Context, r *Renderer, rng *rand.Rand, camera string) 
 	if err := r.WriteCalibrationContext(ctx, dir, rng); err != nil {
 		return nil, err
 	}
-	return cv.CalibrateDirs(ctx, []string{dir}, cv.CalibrateOptions{Deck: r.Deck().Name, Camera: camera})
+	return cv.CalibrateDirs(ctx, []string{dir}, cv.CalibrateOptions{Deck: r.Deck().Name, Camera: camera, Perturbations: simPerturbations})
 }
 
 // CameraShoe is a simulated reader camera: a cv.Source of rendered frames. Pass queues the frames
@@ -35,7 +40,7 @@ func Calibrate(ctx context.Context, r *Renderer, rng *rand.Rand, camera string) 
 // with nothing queued, Read shows the empty window. Frames come at the given frame rate (Read
 // waits for the next frame time, or returns at once when FPS is 0).
 type CameraShoe struct {
-	r   *Renderer
+	r   *visiontest.Renderer
 	rng *rand.Rand
 	fps float64
 
@@ -45,19 +50,19 @@ type CameraShoe struct {
 	last   time.Time
 	closed bool
 	asp    float64
-	look   Look // the light of the current passage
+	look   visiontest.Look // the light of the current passage
 }
 
 type shoeFrame struct {
-	s    Subject
-	look Look
+	s    visiontest.Subject
+	look visiontest.Look
 }
 
 var _ cv.Source = (*CameraShoe)(nil)
 
 // NewCameraShoe simulates a reader camera showing r's cards, at fps frames a second (0: as fast
 // as Read is called). Its randomness comes from seed.
-func NewCameraShoe(r *Renderer, fps float64, seed uint64) (*CameraShoe, error) {
+func NewCameraShoe(r *visiontest.Renderer, fps float64, seed uint64) (*CameraShoe, error) {
 	asp, err := r.Aspect()
 	if err != nil {
 		return nil, err
@@ -70,10 +75,10 @@ const PassFrames = 6
 
 // Pass queues one card's passage (a card, "BACK" as Token, or a cut card): PassFrames frames, the
 // card's top edge moving up the window, under one light and either end first.
-func (s *CameraShoe) Pass(sub Subject) {
+func (s *CameraShoe) Pass(sub visiontest.Subject) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	base := RandomShoeLook(s.rng, Hard, s.asp)
+	base := visiontest.RandomShoeLook(s.rng, visiontest.Hard, s.asp)
 	// Slide the card: its top edge from low in the window to the top, then past it.
 	tops := []float64{150, 95, 55, 30, 12, -15}
 	for i := 0; i < PassFrames; i++ {
@@ -91,7 +96,7 @@ func (s *CameraShoe) Gap(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for range n {
-		s.queue = append(s.queue, shoeFrame{s: Empty, look: RandomShoeLook(s.rng, Hard, s.asp)})
+		s.queue = append(s.queue, shoeFrame{s: visiontest.Empty, look: visiontest.RandomShoeLook(s.rng, visiontest.Hard, s.asp)})
 	}
 }
 
@@ -114,7 +119,7 @@ func (s *CameraShoe) Read(ctx context.Context, dst *gocv.Mat) (cv.FrameInfo, err
 		f = s.queue[0]
 		s.queue = s.queue[1:]
 	} else {
-		f = shoeFrame{s: Empty, look: RandomShoeLook(s.rng, Hard, s.asp)}
+		f = shoeFrame{s: visiontest.Empty, look: visiontest.RandomShoeLook(s.rng, visiontest.Hard, s.asp)}
 	}
 	wait := time.Duration(0)
 	if s.fps > 0 && !s.last.IsZero() {
@@ -134,7 +139,7 @@ func (s *CameraShoe) Read(ctx context.Context, dst *gocv.Mat) (cv.FrameInfo, err
 	if err := ctx.Err(); err != nil {
 		return cv.FrameInfo{}, err
 	}
-	if err := s.r.Render(dst, ShoeSize, f.s, f.look, rng); err != nil {
+	if err := s.r.Render(dst, visiontest.ShoeSize, f.s, f.look, rng); err != nil {
 		return cv.FrameInfo{}, err
 	}
 	s.mu.Lock()

@@ -1,0 +1,161 @@
+package cv_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"gocv.io/x/gocv"
+
+	"github.com/sabot-tables/sabot/calibration"
+	"github.com/sabot-tables/sabot/vision"
+	"github.com/sabot-tables/sabot/vision/cv"
+	"github.com/sabot-tables/sabot/vision/visiontest"
+)
+
+// benchFrames returns the fixture's frames of a view, read into memory.
+func benchFrames(b *testing.B, view vision.View) []string {
+	dir, _ := rendered(b)
+	f, err := os.Open(filepath.Join(dir, "frames", "labels.csv"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	labels, err := vision.ReadLabels(f)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var out []string
+	for _, l := range labels {
+		if l.View == view && l.Group != "none" {
+			out = append(out, filepath.Join(dir, "frames", l.File))
+		}
+	}
+	return out
+}
+
+// benchView reads the fixture's frames of a view, one a loop, and reports the median time of a
+// frame (issue 17: shoe ≤ 5 ms, table ≤ 20 ms, one core; recognition runs on one goroutine).
+func benchView(b *testing.B, view vision.View) {
+	_, p := rendered(b)
+	rec, err := cv.New(p, view)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rec.Close()
+	files := benchFrames(b, view)
+	mats := make([]gocv.Mat, len(files))
+	for i, f := range files {
+		if mats[i], err = cv.ReadImage(f); err != nil {
+			b.Fatal(err)
+		}
+		defer mats[i].Close()
+	}
+	var times []time.Duration
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		res, err := rec.Recognize(mats[i%len(mats)])
+		if err != nil {
+			b.Fatal(err)
+		}
+		times = append(times, res.Elapsed)
+		i++
+	}
+	slices.Sort(times)
+	b.ReportMetric(float64(times[len(times)/2])/1e6, "median-ms")
+	b.ReportMetric(float64(times[len(times)*99/100])/1e6, "p99-ms")
+}
+
+func BenchmarkShoeFrame(b *testing.B)  { benchView(b, vision.Shoe) }
+func BenchmarkTableFrame(b *testing.B) { benchView(b, vision.Table) }
+
+// BenchmarkHeldOut renders designs of the held-out set (visiontest.HeldOut: never used while
+// the recognizer was changed), calibrates each from its pass through the reader and from its
+// photographs, and reads its frames: the figures of decks Sabot was not tuned on. It reads
+// SABOT_HELDOUT designs spread over the set (default 3; "all" for every one).
+func BenchmarkHeldOut(b *testing.B) {
+	n := 3
+	switch s := os.Getenv("SABOT_HELDOUT"); {
+	case s == "all":
+		n = len(visiontest.HeldOut)
+	case s != "":
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 1 {
+			b.Fatalf("SABOT_HELDOUT=%q: want a count or all", s)
+		}
+		n = min(v, len(visiontest.HeldOut))
+	}
+	total := map[string]*vision.Tally{}
+	var far []string
+	for k := range n {
+		deck := visiontest.HeldOut[k*len(visiontest.HeldOut)/n]
+		r := visiontest.NeedArt(b, deck)
+		dir := b.TempDir()
+		err := r.WriteSet(context.Background(), dir, visiontest.SetSpec{Shoe: 3, Table: 1, Photo: 1, Other: 6, Photos: true, Seed: 17})
+		r.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, pass := range []string{"calib", "calib-photo"} {
+			p, err := cv.CalibrateDirs(context.Background(), []string{filepath.Join(dir, pass)}, cv.CalibrateOptions{Deck: deck, Camera: "bench"})
+			if err != nil {
+				b.Logf("%s %s: %v", deck, pass, err)
+				continue
+			}
+			e := evaluate(b, filepath.Join(dir, "frames"), p)
+			for _, g := range e.Groups {
+				// The shoe's pass reads the shoe and table frames; the photographs read photos.
+				if (pass == "calib") == (g.Group == "photo") {
+					continue
+				}
+				b.Logf("held-out %-22s %-11s %-5s %3d frames %5.1f%% read, %d wrong, %d rejected (p50 %v)", deck, pass, g.Group, g.Frames(), 100*g.Accuracy(), g.Wrong, g.Reject, g.Quantile(0.5).Round(10*time.Microsecond))
+				t := total[g.Group]
+				if t == nil {
+					t = &vision.Tally{Group: g.Group}
+					total[g.Group] = t
+				}
+				t.Correct += g.Correct
+				t.Wrong += g.Wrong
+				t.Reject += g.Reject
+			}
+			for v, rule := range p.Rules {
+				far = append(far, fmt.Sprintf("%s/%s %s %.1e", deck, pass, v, rule.FalseAccept))
+			}
+		}
+	}
+	for _, g := range []string{"shoe", "table", "photo", "none"} {
+		if t := total[g]; t != nil {
+			b.Logf("held-out, %d designs: %-5s %4d frames %5.1f%% read, %d wrong, %d rejected", n, g, t.Frames(), 100*t.Accuracy(), t.Wrong, t.Reject)
+			b.ReportMetric(100*t.Accuracy(), g+"-read-%")
+			b.ReportMetric(float64(t.Wrong), g+"-wrong")
+		}
+	}
+	b.Logf("estimated false accepts a frame, by calibration: %v", far)
+	for b.Loop() {
+	}
+}
+
+func evaluate(b *testing.B, dir string, p *calibration.VisionProfile) *cv.Evaluation {
+	// A profile from photographs may have no rule for the shoe's window: its frames are then
+	// errors, counted as rejected.
+	shoe, err := cv.New(p, vision.Shoe)
+	if err == nil {
+		defer shoe.Close()
+	}
+	table, err := cv.New(p, vision.Table)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer table.Close()
+	e, err := cv.Evaluate(dir, shoe, table)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return e
+}
