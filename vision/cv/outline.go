@@ -53,8 +53,9 @@ func FindCard(frame gocv.Mat, view vision.View) (Outline, error) {
 		if err != nil {
 			return Outline{}, noCard(err)
 		}
-		o.How = fmt.Sprintf("top edge %s, left side %s, right side %s (steps of %.0f and more, the window's median largest step %.0f)",
-			so.top, so.left, so.right, so.thr, so.contrast)
+		// As the trace words it (recognize.go).
+		o.How = fmt.Sprintf("top edge %s, left side %s, right side %s (steps of %.0f and more; the window's columns' largest steps: median %.0f, 90th percentile %.0f)",
+			so.top, so.left, so.right, so.thr, so.contrast, so.peak)
 		// The sides down to the bottom of the frame (t of a side is y).
 		bottom := float64(frame.Rows() - 1)
 		o.Corners = [4]image.Point{pt(p.corners[0]), pt(p.corners[1]), pt(so.right.pt(bottom)), pt(so.left.pt(bottom))}
