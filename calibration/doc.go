@@ -9,5 +9,5 @@
 // that quietly misreads.
 //
 // This package is pure Go. The camera report (`sabot calibrate camera`: focus, exposure, region of
-// interest) needs OpenCV and lives in calibration/camera.
+// interest) needs OpenCV and lives in vision/camcheck.
 package calibration

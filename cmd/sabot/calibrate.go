@@ -4,15 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
-	"gocv.io/x/gocv"
-
 	"github.com/sabot-tables/sabot/calibration"
-	"github.com/sabot-tables/sabot/calibration/camera"
 	"github.com/sabot-tables/sabot/shoe/card"
+	"github.com/sabot-tables/sabot/vision/camcheck"
 	"github.com/sabot-tables/sabot/vision/cv"
 )
 
@@ -29,18 +26,21 @@ func runCalibrate(ctx context.Context, args []string, stdin io.Reader, stdout, s
 
 // calibrateVision learns a vision profile from one frame per card: from a directory of frames
 // named by card (--dir), or live from the reader camera while the technician passes a sorted deck
-// through it (--device), or from a recorded pass (--video).
+// through it (--device), or from a recorded pass (--video); --turned adds a second pass of the
+// deck turned end for end, from a source of the same kind.
 func calibrateVision(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlags("calibrate vision", "(--dir CALIB | --device /dev/videoN | --video FILE) --out profile.json", stderr)
-	dir := fs.String("dir", "", "directory of calibration frames: As.jpg … Kc.jpg (52), optionally CUT.jpg and BACK.jpg")
+	fs := newFlags("calibrate vision", "(--dir CALIB | --device /dev/videoN | --video FILE) [--turned CALIB2|/dev/videoN|FILE2] --out profile.json", stderr)
+	dir := fs.String("dir", "", "directory of calibration frames: As.jpg … Kc.jpg (52), optionally CUT.jpg and BACK.jpg (reader frames, or photographs of each card)")
+	turned := fs.String("turned", "", "a second pass of the deck, every card turned end for end: a directory with --dir, a video with --video, the camera (again) with --device")
 	device := fs.String("device", "", "live: capture from this V4L2 camera while the sorted deck passes")
 	video := fs.String("video", "", "a recorded calibration pass (video file) instead of a camera")
 	order := fs.String("order", "", "live: the order the cards pass in, codes separated by spaces or commas, CUT and BACK allowed (default: As…Ks Ah…Kh Ad…Kd Ac…Kc)")
-	keep := fs.String("keep", "", "live: also save the chosen frames here, named by card, for a later --dir run")
+	keep := fs.String("keep", "", "live: also save the chosen frames here, named by card, for a later --dir run (the turned pass in KEEP/turned)")
 	out := fs.String("out", "", "write the profile here (JSON)")
 	deck := fs.String("deck", "", "the deck design's name, recorded in the profile (default: the directory's name)")
 	cameraName := fs.String("camera", "shoe-reader", "the camera's name, recorded in the profile")
-	report := fs.String("report", "", "also write a PNG showing what was learned: every card's band with its index windows")
+	source := fs.String("source", "", "shoe (reader-window frames) or photo (whole cards anywhere); default: told from the frames")
+	report := fs.String("report", "", "also write a PNG of what was learned: every class's index template, the rules")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -54,7 +54,10 @@ func calibrateVision(ctx context.Context, args []string, _ io.Reader, stdout, st
 		fs.Usage()
 		return errUsage
 	}
-	opt := cv.CalibrateOptions{Deck: *deck, Camera: *cameraName}
+	if *source != "" && *source != "shoe" && *source != "photo" {
+		return fmt.Errorf("calibrate vision: --source %q: want shoe or photo", *source)
+	}
+	opt := cv.CalibrateOptions{Deck: *deck, Camera: *cameraName, Source: *source}
 	var p *calibration.VisionProfile
 	var err error
 	if *dir != "" {
@@ -65,42 +68,27 @@ func calibrateVision(ctx context.Context, args []string, _ io.Reader, stdout, st
 				opt.Deck = filepath.Base(filepath.Dir(filepath.Clean(*dir)))
 			}
 		}
-		p, err = cv.CalibrateDir(*dir, opt)
+		dirs := []string{*dir}
+		if *turned != "" {
+			dirs = append(dirs, *turned)
+		}
+		opt.Progress = stages(stderr)
+		p, err = cv.CalibrateDirs(ctx, dirs, opt)
+		if err != nil {
+			return fmt.Errorf("calibrate vision: %s: %w", passNames(dirs), err)
+		}
 	} else {
-		p, err = calibrateLive(ctx, *device, *video, *order, *keep, opt, stdout)
-	}
-	if err != nil {
-		return err
+		p, err = calibrateLive(ctx, *device, *video, *turned, *order, *keep, opt, stdout, stderr)
+		if err != nil {
+			return err
+		}
 	}
 	if err := calibration.SaveVision(*out, p); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "profile %s: deck %q, camera %s\n", *out, p.Deck, p.Camera)
-	fmt.Fprintf(stdout, "  card width %.1f px", p.CardWidthPx)
-	if p.CardLength > 0 {
-		fmt.Fprintf(stdout, ", length %.2f widths", p.CardLength/float64(p.BandWidth))
-	}
-	fmt.Fprintf(stdout, "\n  rank window %v, suit window %v, index separation %.0f\n", p.Rank, p.Suit, p.IndexSeparation)
-	reading, err := cv.Describe(p)
-	if err != nil {
-		return err
-	}
-	switch {
-	case reading.Mixed && reading.GlyphsRead:
-		fmt.Fprintf(stdout, "  note: the pass shows %d cards at their rank end and %d at their suit end, %d undecided (a one-ended design passed at either end): each card is known at the end it was seen at, and at its other end by the middle of the card only; what the glyphs and faces leave in doubt is rejected (for a design like oxygen, more than half of the shoe frames)\n", reading.RankEnd, reading.SuitEnd, reading.Unknown)
-	case reading.Mixed:
-		fmt.Fprintf(stdout, "  warning: the pass shows %d cards at their rank end and %d at their suit end (a one-ended design passed at either end), and their glyphs do not read plainly: no card will be read; pass the deck again with every card index end first\n", reading.RankEnd, reading.SuitEnd)
-	case !reading.IndexReads:
-		fmt.Fprintln(stdout, "  note: this deck's index does not tell every rank apart (one-ended index?): cards are read by their whole face, and more frames are rejected")
-	}
-	if p.CardLength == 0 {
-		fmt.Fprintln(stdout, "  note: the card's length could not be measured: a card seen from its other end is read by its index alone")
-	}
-	if p.Cut == nil {
-		fmt.Fprintln(stdout, "  note: no CUT frame: the cut card is recognized by being blank, without a template")
-	}
-	if p.Back == nil {
-		fmt.Fprintln(stdout, "  note: no BACK frame: a card seen face down will be rejected, not called BACK")
+	fmt.Fprintf(stdout, "profile %s\n", *out)
+	for _, f := range cv.ProfileFacts(p) {
+		fmt.Fprintf(stdout, "  %s\n", f)
 	}
 	if *report != "" {
 		if err := cv.WriteProfileReport(*report, p); err != nil {
@@ -111,8 +99,27 @@ func calibrateVision(ctx context.Context, args []string, _ io.Reader, stdout, st
 	return nil
 }
 
-// calibrateLive captures a calibration pass from a camera or a recorded video.
-func calibrateLive(ctx context.Context, device, video, orderList, keep string, opt cv.CalibrateOptions, stdout io.Writer) (*calibration.VisionProfile, error) {
+// passNames names the calibration passes for an error: "pass 1 CALIB, pass 2 (turned) CALIB2".
+func passNames(srcs []string) string {
+	if len(srcs) == 1 {
+		return srcs[0]
+	}
+	return fmt.Sprintf("pass 1 %s, pass 2 (turned) %s", srcs[0], srcs[1])
+}
+
+// stages prints each stage of a calibration as it starts: a calibration takes minutes.
+func stages(w io.Writer) func(stage string, done, total int) {
+	last := ""
+	return func(stage string, done, total int) {
+		if stage != last {
+			last = stage
+			fmt.Fprintf(w, "calibrating: %s (%d frames)\n", stage, total)
+		}
+	}
+}
+
+// calibrateLive captures one or two calibration passes from a camera or recorded videos.
+func calibrateLive(ctx context.Context, device, video, turned, orderList, keep string, opt cv.CalibrateOptions, stdout, stderr io.Writer) (*calibration.VisionProfile, error) {
 	order := cv.SortedDeck()
 	if orderList != "" {
 		order = nil
@@ -128,46 +135,67 @@ func calibrateLive(ctx context.Context, device, video, orderList, keep string, o
 			order = append(order, c.String())
 		}
 	}
-	var src cv.Source
-	var err error
-	if device != "" {
-		src, err = cv.OpenDevice(device, cv.DeviceOptions{})
-		if opt.Camera == "" {
-			opt.Camera = device
-		}
-	} else {
-		src, err = cv.OpenVideo(video)
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer src.Close()
 	if opt.Deck == "" {
 		opt.Deck = "live"
 	}
-	fmt.Fprintf(stdout, "pass the cards through the reader in this order, one at a time: %s\n", strings.Join(order, " "))
-	frames, err := cv.CaptureCalibration(ctx, src, order, func(tok string, done, total int) {
-		fmt.Fprintf(stdout, "  %s (%d/%d)\n", tok, done, total)
-	})
-	if err != nil {
-		return nil, err
+	first := video
+	if device != "" {
+		first = device
+		if opt.Camera == "" {
+			opt.Camera = device
+		}
 	}
+	srcs := []string{first}
+	if turned != "" {
+		srcs = append(srcs, turned)
+	}
+	var passes [][]cv.CalibrationFrame
 	defer func() {
-		for _, f := range frames {
-			f.Frame.Close()
+		for _, p := range passes {
+			cv.CloseFrames(p)
 		}
 	}()
-	if keep != "" {
-		if err := os.MkdirAll(keep, 0o755); err != nil {
+	for i, name := range srcs {
+		var src cv.Source
+		var err error
+		if device != "" {
+			src, err = cv.OpenDevice(name, cv.DeviceOptions{})
+		} else {
+			src, err = cv.OpenVideo(name)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("calibrate vision: %w", err)
 		}
-		for _, f := range frames {
-			if !gocv.IMWrite(filepath.Join(keep, f.Token+".png"), f.Frame) {
-				return nil, fmt.Errorf("calibrate vision: cannot write %s", filepath.Join(keep, f.Token+".png"))
+		if i == 0 {
+			fmt.Fprintf(stdout, "pass the cards through the reader in this order, one at a time: %s\n", strings.Join(order, " "))
+		} else {
+			fmt.Fprintln(stdout, "now pass the deck again in the same order, every card turned end for end")
+		}
+		frames, err := cv.CaptureCalibration(ctx, src, order, func(tok string, done, total int) {
+			fmt.Fprintf(stdout, "  %s (%d/%d)\n", tok, done, total)
+		})
+		src.Close()
+		if err != nil {
+			return nil, fmt.Errorf("calibrate vision: pass %d: %w", i+1, err)
+		}
+		passes = append(passes, frames)
+		if keep != "" {
+			d := keep
+			if i == 1 {
+				d = filepath.Join(keep, "turned")
 			}
+			if err := cv.SaveCalibrationFrames(d, frames); err != nil {
+				return nil, fmt.Errorf("calibrate vision: %w", err)
+			}
+			fmt.Fprintf(stdout, "  saved in %s\n", d)
 		}
 	}
-	return cv.Calibrate(frames, opt)
+	opt.Progress = stages(stderr)
+	p, err := cv.Calibrate(ctx, passes, opt)
+	if err != nil {
+		return nil, fmt.Errorf("calibrate vision: %s: %w", passNames(srcs), err)
+	}
+	return p, nil
 }
 
 // calibrateCamera checks a reader camera on one frame: focus, exposure and where the card lands.
@@ -175,7 +203,7 @@ func calibrateCamera(ctx context.Context, args []string, _ io.Reader, stdout, st
 	fs := newFlags("calibrate camera", "(--device /dev/videoN | --image FILE) [--profile P] --out report.png", stderr)
 	device := fs.String("device", "", "V4L2 camera to check")
 	img := fs.String("image", "", "check a saved frame instead of a camera")
-	profile := fs.String("profile", "", "vision profile: adds the index windows and checks the card's width against it")
+	profile := fs.String("profile", "", "vision profile: checks the frame's size and the card's width against it")
 	out := fs.String("out", "camera-report.png", "write the PNG report here")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -191,39 +219,20 @@ func calibrateCamera(ctx context.Context, args []string, _ io.Reader, stdout, st
 			return err
 		}
 	}
-	frame := gocv.NewMat()
-	defer frame.Close()
-	source := *img
+	var r *camcheck.Report
+	var err error
 	if *device != "" {
-		src, err := cv.OpenDevice(*device, cv.DeviceOptions{})
-		if err != nil {
-			return err
-		}
-		defer src.Close()
-		// Let the camera settle its exposure over a few frames; keep the last.
-		for range 5 {
-			if _, err := src.Read(ctx, &frame); err != nil {
-				return err
-			}
-		}
-		source = *device
+		r, err = camcheck.CheckDevice(ctx, *device, p)
 	} else {
-		m, err := cv.ReadImage(*img)
-		if err != nil {
-			m.Close()
-			return err
-		}
-		m.CopyTo(&frame)
-		m.Close()
+		r, err = camcheck.CheckImage(*img, p)
 	}
-	r, err := camera.Check(frame, source, p)
 	if err != nil {
 		return err
 	}
 	if err := r.WriteText(stdout); err != nil {
 		return err
 	}
-	if err := r.WritePNG(*out, frame); err != nil {
+	if err := r.WritePNG(*out); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "report %s\n", *out)

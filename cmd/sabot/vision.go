@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"gocv.io/x/gocv"
-
 	"github.com/sabot-tables/sabot/calibration"
 	"github.com/sabot-tables/sabot/vision"
 	"github.com/sabot-tables/sabot/vision/cv"
@@ -41,11 +39,13 @@ type readLine struct {
 }
 
 // visionRead prints one JSON line per image file: the card read, or why not. A file that cannot
-// be read at all is a line with "error", and the exit status is 1 once all files are done.
+// be read at all is a line with "error", and the exit status is 1 once all files are done. With
+// --explain it prints each frame's decision trace instead, for a person.
 func visionRead(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlags("vision read", "--profile P [--view auto|shoe|table] FILE...", stderr)
+	fs := newFlags("vision read", "--profile P [--view auto|shoe|table] [--explain] FILE...", stderr)
 	profile := fs.String("profile", "", "vision profile (from sabot calibrate vision)")
 	view := fs.String("view", "auto", "shoe, table, or auto: shoe when a frame is the profile camera's size, table otherwise")
+	explain := fs.Bool("explain", false, "print how each frame was decided: the outline found, the five best classes, the rule and the decision")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -60,52 +60,58 @@ func visionRead(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	if err != nil {
 		return err
 	}
-	recs := map[vision.View]*cv.Recognizer{}
+	// The recognizers of the views asked for that the profile can read (a profile made from
+	// photographs reads table frames only).
+	var shoe, table *cv.Recognizer
 	for _, v := range []vision.View{vision.Shoe, vision.Table} {
+		if *view != "auto" && *view != v.String() {
+			continue
+		}
+		if _, ok := p.Rules[v.String()]; !ok && *view == "auto" {
+			continue
+		}
 		r, err := cv.New(p, v)
 		if err != nil {
-			return err
+			return fmt.Errorf("vision read: %s: %w", *profile, err)
 		}
 		defer r.Close()
-		recs[v] = r
+		if v == vision.Shoe {
+			shoe = r
+		} else {
+			table = r
+		}
 	}
 	enc := json.NewEncoder(stdout)
 	failed := 0
-	frame := gocv.NewMat()
-	defer frame.Close()
 	for _, file := range fs.Args() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		start := time.Now()
-		line := readLine{File: file}
-		m, err := cv.ReadImage(file)
-		if err == nil {
-			v := vision.Shoe
-			switch {
-			case *view == "table":
-				v = vision.Table
-			case *view == "auto" && (m.Cols() != p.Camera.Width || m.Rows() != p.Camera.Height):
-				v = vision.Table
+		res, v, tr, err := cv.ReadFile(file, shoe, table, *explain)
+		if *explain {
+			if err != nil {
+				failed++
+				fmt.Fprintf(stdout, "%s: error: %v\n\n", file, err)
+				continue
 			}
-			line.View = v.String()
-			var res vision.Result
-			res, err = recs[v].Recognize(m)
-			if err == nil {
-				line.Confidence = round3(res.Confidence)
-				line.MS = round3(float64(res.Elapsed) / float64(time.Millisecond))
-				if t := res.Token(); t != "" {
-					line.Card = &t
-				} else {
-					line.Reject = res.Reason
-				}
-			}
+			fmt.Fprintf(stdout, "%s: %v\n%s\n", file, res, tr)
+			continue
 		}
-		m.Close()
+		line := readLine{File: file}
 		if err != nil {
 			failed++
 			line.Error = err.Error()
 			line.MS = round3(float64(time.Since(start)) / float64(time.Millisecond))
+		} else {
+			line.View = v.String()
+			line.Confidence = round3(res.Confidence)
+			line.MS = round3(float64(res.Elapsed) / float64(time.Millisecond))
+			if t := res.Token(); t != "" {
+				line.Card = &t
+			} else {
+				line.Reject = res.Reason
+			}
 		}
 		if err := enc.Encode(line); err != nil {
 			return err
@@ -138,16 +144,23 @@ func visionEval(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	if err != nil {
 		return err
 	}
-	shoe, err := cv.New(p, vision.Shoe)
-	if err != nil {
-		return err
+	// A profile made from photographs has no shoe rule: its shoe frames are counted unread.
+	var shoe, table *cv.Recognizer
+	for _, v := range []vision.View{vision.Shoe, vision.Table} {
+		if _, ok := p.Rules[v.String()]; !ok {
+			continue
+		}
+		r, err := cv.New(p, v)
+		if err != nil {
+			return fmt.Errorf("vision eval: %s: %w", *profile, err)
+		}
+		defer r.Close()
+		if v == vision.Shoe {
+			shoe = r
+		} else {
+			table = r
+		}
 	}
-	defer shoe.Close()
-	table, err := cv.New(p, vision.Table)
-	if err != nil {
-		return err
-	}
-	defer table.Close()
 	e, err := cv.Evaluate(*frames, shoe, table)
 	if err != nil {
 		return err
@@ -186,16 +199,22 @@ func visionEval(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 }
 
 // visionRender writes rendered frames of a deck design: a calibration pass (--calib DIR) and a
-// labelled test set (--frames DIR), like ../shared/vision-dev.
+// labelled test set (--frames DIR), or a whole set in the layout of ../shared/vision-dev (--set
+// DIR: calib/, optionally calib-turned/ and calib-photo/, and frames/ with shoe, table and photo
+// frames).
 func visionRender(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlags("vision render", "--deck NAME [--calib DIR [--either-end]] [--frames DIR] [--shoe N] [--table N] [--seed S]", stderr)
+	fs := newFlags("vision render", "--deck NAME ([--calib DIR [--either-end]] [--frames DIR] | --set DIR [--turned] [--photos]) [--shoe N] [--table N] [--photo N] [--seed S]", stderr)
 	deck := fs.String("deck", "", "card design (see --list)")
 	listDecks := fs.Bool("list", false, "list the installed card designs")
 	calib := fs.String("calib", "", "write a calibration pass here (As.jpg … Kc.jpg, CUT.jpg, BACK.jpg)")
 	eitherEnd := fs.Bool("either-end", false, "show each card of the calibration pass at either end, at random (a shuffled deck), not all at the top end (a new deck)")
 	framesDir := fs.String("frames", "", "write a labelled test set here (labels.csv and frames)")
+	set := fs.String("set", "", "write a whole set here: calib/, frames/ (labels.csv, truth.csv), and with --turned calib-turned/, with --photos calib-photo/")
+	turned := fs.Bool("turned", false, "--set: also a second calibration pass, every card turned end for end (calib-turned/)")
+	photos := fs.Bool("photos", false, "--set: also one photograph of each card on a light table (calib-photo/)")
 	nShoe := fs.Int("shoe", 3, "shoe frames of each card in the test set")
 	nTable := fs.Int("table", 1, "table frames of each card in the test set")
+	nPhoto := fs.Int("photo", 0, "--set: photographs of each card on a light table in the test set (view photo)")
 	nOther := fs.Int("other", 6, "cut card, back and empty-window frames each in the test set")
 	seed := fs.Uint64("seed", 1, "random seed: the same seed gives the same frames")
 	if err := parseFlags(fs, args); err != nil {
@@ -207,19 +226,30 @@ func visionRender(ctx context.Context, args []string, _ io.Reader, stdout, stder
 		}
 		return nil
 	}
-	if *deck == "" || (*calib == "" && *framesDir == "") {
+	if *deck == "" || (*calib == "" && *framesDir == "" && *set == "") || (*set != "" && (*calib != "" || *framesDir != "")) || fs.NArg() > 0 {
 		fs.Usage()
 		return errUsage
+	}
+	if *set == "" && (*turned || *photos || *nPhoto > 0) {
+		return fmt.Errorf("vision render: --turned, --photos and --photo are for --set")
 	}
 	r, err := visiontest.NewRenderer(*deck)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
+	if *set != "" {
+		spec := visiontest.SetSpec{Shoe: *nShoe, Table: *nTable, Photo: *nPhoto, Other: *nOther, Turned: *turned, Photos: *photos, EitherEnd: *eitherEnd, Seed: *seed}
+		if err := r.WriteSet(ctx, *set, spec); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "set of %s: %s\n", *deck, *set)
+		return nil
+	}
 	r.CalibEitherEnd = *eitherEnd
 	rng := rand.New(rand.NewPCG(*seed, 0x5ab07))
 	if *calib != "" {
-		if err := r.WriteCalibration(*calib, rng); err != nil {
+		if err := r.WriteCalibrationContext(ctx, *calib, rng); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "calibration pass of %s: %s\n", *deck, *calib)

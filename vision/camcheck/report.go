@@ -1,6 +1,7 @@
-package camera
+package camcheck
 
 import (
+	"context"
 	"fmt"
 	"image"
 	"image/color"
@@ -11,6 +12,7 @@ import (
 	"gocv.io/x/gocv"
 
 	"github.com/sabot-tables/sabot/calibration"
+	"github.com/sabot-tables/sabot/vision"
 	"github.com/sabot-tables/sabot/vision/cv"
 )
 
@@ -60,31 +62,85 @@ type Report struct {
 	DarkClip, BrightClip  float64
 	Histogram             [256]int
 	Card                  bool // a card was found in the window
-	Location              cv.Location
+	Outline               cv.Outline
 	CardError             string  // why no card was found
-	ProfileWidth          float64 // the profile's card width, 0 without one
+	ProfileWidth          float64 // the profile's card width, 0 without one (or for photographs)
 	Measures              []Measure
+	// frame is the frame checked, PNG-encoded, for WritePNG.
+	frame []byte
 }
 
-// Check measures a reader frame (8-bit BGR). A profile, if given, adds the index windows and
-// the card's width against the calibration's.
-func Check(frame gocv.Mat, source string, p *calibration.VisionProfile) (*Report, error) {
-	if frame.Empty() || frame.Type() != gocv.MatTypeCV8UC3 {
-		return nil, fmt.Errorf("camera: %s: not an 8-bit colour frame", source)
+// CheckImage checks a saved frame (a file OpenCV can decode). A profile, if given, checks the
+// card's width against the calibration's.
+func CheckImage(path string, p *calibration.VisionProfile) (*Report, error) {
+	m, err := cv.ReadImage(path)
+	defer m.Close()
+	if err != nil {
+		return nil, fmt.Errorf("camcheck: %w", err)
 	}
-	r := &Report{Source: source, Width: frame.Cols(), Height: frame.Rows()}
-	if p != nil {
-		r.ProfileWidth = p.CardWidthPx
-		if p.Camera.Width != frame.Cols() || p.Camera.Height != frame.Rows() {
-			return nil, fmt.Errorf("camera: %s is %dx%d, the profile is for %s", source, frame.Cols(), frame.Rows(), p.Camera)
+	return Check(m, path, p)
+}
+
+// settleFrames are the frames a camera is given to settle its exposure before the one checked.
+const settleFrames = 5
+
+// CheckDevice checks a V4L2 camera (/dev/videoN) on one frame, after letting it settle its
+// exposure over a few.
+func CheckDevice(ctx context.Context, device string, p *calibration.VisionProfile) (*Report, error) {
+	src, err := cv.OpenDevice(device, cv.DeviceOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("camcheck: %w", err)
+	}
+	defer src.Close()
+	return checkSource(ctx, src, device, p)
+}
+
+// checkSource checks the last of settleFrames frames of src.
+func checkSource(ctx context.Context, src cv.Source, name string, p *calibration.VisionProfile) (*Report, error) {
+	frame := gocv.NewMat()
+	defer frame.Close()
+	for range settleFrames {
+		if _, err := src.Read(ctx, &frame); err != nil {
+			return nil, fmt.Errorf("camcheck: %s: %w", name, err)
 		}
 	}
+	return Check(frame, name, p)
+}
+
+// Check measures a frame (8-bit BGR) of a reader camera or, with a profile made from
+// photographs, a technician's photograph. A profile, if given, checks the card's width against
+// the calibration's (a reader camera's frames only: a photograph's card has any size).
+func Check(frame gocv.Mat, source string, p *calibration.VisionProfile) (*Report, error) {
+	if frame.Empty() || frame.Type() != gocv.MatTypeCV8UC3 {
+		return nil, fmt.Errorf("camcheck: %s: not an 8-bit colour frame", source)
+	}
+	r := &Report{Source: source, Width: frame.Cols(), Height: frame.Rows()}
+	// Where to look for the card: the reader window, unless the profile was made from
+	// photographs; without a profile, the reader window and then a whole card anywhere.
+	views := []vision.View{vision.Shoe, vision.Table}
+	if p != nil {
+		views = views[:1]
+		if p.Source == "photo" {
+			views = []vision.View{vision.Table}
+		} else {
+			r.ProfileWidth = p.CardWidthPx
+			if p.Camera.Width != frame.Cols() || p.Camera.Height != frame.Rows() {
+				return nil, fmt.Errorf("camcheck: %s is %dx%d, the profile is for %s", source, frame.Cols(), frame.Rows(), p.Camera)
+			}
+		}
+	}
+	enc, err := gocv.IMEncode(gocv.PNGFileExt, frame)
+	if err != nil {
+		return nil, fmt.Errorf("camcheck: %s: %w", source, err)
+	}
+	r.frame = append([]byte(nil), enc.GetBytes()...)
+	enc.Close()
 	gray := gocv.NewMat()
 	defer gray.Close()
 	gocv.CvtColor(frame, &gray, gocv.ColorBGRToGray)
 	px, err := gray.DataPtrUint8()
 	if err != nil {
-		return nil, fmt.Errorf("camera: %w", err)
+		return nil, fmt.Errorf("camcheck: %w", err)
 	}
 	sum := 0.0
 	for _, v := range px {
@@ -111,23 +167,30 @@ func Check(frame gocv.Mat, source string, p *calibration.VisionProfile) (*Report
 		r.BrightClip += float64(r.Histogram[v]) / float64(n)
 	}
 	roi := image.Rect(0, 0, frame.Cols(), frame.Rows())
-	if loc, err := cv.Locate(frame, p); err == nil {
-		r.Card, r.Location = true, loc
-		// Focus is judged on the index corner, inside the card's edges: the card's top-left
-		// quarter, from 6% to 50% of its width.
-		p0, p1, p3 := loc.Band[0], loc.Band[1], loc.Band[3]
-		at := func(u, v float64) image.Point {
-			return image.Pt(p0.X+int(u*float64(p1.X-p0.X)+v*float64(p3.X-p0.X)), p0.Y+int(u*float64(p1.Y-p0.Y)+v*float64(p3.Y-p0.Y)))
+	for _, v := range views {
+		o, err := cv.FindCard(frame, v)
+		if err != nil {
+			if r.CardError == "" {
+				r.CardError = err.Error()
+			}
+			continue
 		}
-		b := image.Rectangle{Min: at(0.06, 0.06), Max: at(0.06, 0.06)}
+		r.Card, r.Outline, r.CardError = true, o, ""
+		// Focus is judged on the index corner, inside the card's edges: the card's top-left
+		// quarter, from 6% to 50% of its width across and down.
+		p0, p1 := o.Corners[0], o.Corners[1]
+		d := p1.Sub(p0)
+		at := func(u, v float64) image.Point {
+			return image.Pt(p0.X+int(u*float64(d.X)-v*float64(d.Y)), p0.Y+int(u*float64(d.Y)+v*float64(d.X)))
+		}
+		b := image.Rectangle{Min: at(0.06, 0.06), Max: at(0.06, 0.06).Add(image.Pt(1, 1))}
 		for _, q := range []image.Point{at(0.5, 0.06), at(0.06, 0.5), at(0.5, 0.5)} {
 			b = b.Union(image.Rectangle{Min: q, Max: q.Add(image.Pt(1, 1))})
 		}
 		if b = b.Intersect(roi); b.Dx() > 8 && b.Dy() > 8 {
 			roi = b
 		}
-	} else {
-		r.CardError = err.Error()
+		break
 	}
 	r.Focus = focus(gray, roi)
 	r.Measures = r.verdicts()
@@ -184,9 +247,9 @@ func (r *Report) verdicts() []Measure {
 		ms[2].Status = Doubtful
 	}
 	if r.Card {
-		m := Measure{Name: "card width", Value: r.Location.WidthPx, Unit: "px", Advice: "the camera moved or the profile is for another shoe: recalibrate"}
+		m := Measure{Name: "card width", Value: r.Outline.WidthPx, Unit: "px", Advice: "the camera moved or the profile is for another shoe: recalibrate"}
 		if r.ProfileWidth > 0 {
-			off := math.Abs(r.Location.WidthPx-r.ProfileWidth) / r.ProfileWidth
+			off := math.Abs(r.Outline.WidthPx-r.ProfileWidth) / r.ProfileWidth
 			m.Status = grade(off, widthGood, widthBad, false)
 		}
 		ms = append(ms, m)
@@ -216,7 +279,10 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintln(w, line)
 	}
 	if r.Card {
-		fmt.Fprintf(w, "  card outline     %v (fit %.2f)\n", r.Location.Band, r.Location.Fit)
+		if r.ProfileWidth > 0 {
+			fmt.Fprintf(w, "  profile's card width %.1f px\n", r.ProfileWidth)
+		}
+		fmt.Fprintf(w, "  card outline     %v\n  index corner     %v\n  found by         %s\n", r.Outline.Corners, r.Outline.Index, r.Outline.How)
 	} else {
 		fmt.Fprintf(w, "  no card: %s\n", r.CardError)
 	}
@@ -226,11 +292,20 @@ func (r *Report) WriteText(w io.Writer) error {
 
 var statusColour = map[Status]color.RGBA{Good: {60, 200, 80, 0}, Doubtful: {240, 180, 0, 0}, Bad: {230, 50, 50, 0}}
 
-// WritePNG draws the report: the frame (doubled) with the card's outline and index windows, the
-// brightness histogram with the clipping limits, and the measures coloured by verdict.
-func (r *Report) WritePNG(path string, frame gocv.Mat) error {
-	const scale = 2
-	fw, fh := r.Width*scale, r.Height*scale
+// WritePNG draws the report: the frame (doubled, or halved when larger than 640 pixels across)
+// with the card's outline and its index corner, the brightness histogram with the clipping
+// limits, and the measures coloured by verdict.
+func (r *Report) WritePNG(path string) error {
+	frame, err := gocv.IMDecode(r.frame, gocv.IMReadColor)
+	defer frame.Close()
+	if err != nil || frame.Empty() {
+		return fmt.Errorf("camcheck: the report holds no frame")
+	}
+	scale := 2.0
+	if r.Width > 640 {
+		scale = 0.5
+	}
+	fw, fh := int(float64(r.Width)*scale), int(float64(r.Height)*scale)
 	panelW := 360
 	h := max(fh, 420)
 	out := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(28, 28, 28, 0), h, fw+panelW, gocv.MatTypeCV8UC3)
@@ -241,20 +316,17 @@ func (r *Report) WritePNG(path string, frame gocv.Mat) error {
 	roi := out.Region(image.Rect(0, 0, fw, fh))
 	big.CopyTo(&roi)
 	roi.Close()
+	at := func(p image.Point) image.Point {
+		return image.Pt(int(float64(p.X)*scale), int(float64(p.Y)*scale))
+	}
 	poly := func(q [4]image.Point, c color.RGBA) {
 		for i := range q {
-			a, b := q[i].Mul(scale), q[(i+1)%4].Mul(scale)
-			gocv.Line(&out, a, b, c, 2)
+			gocv.Line(&out, at(q[i]), at(q[(i+1)%4]), c, 2)
 		}
 	}
 	if r.Card {
-		poly(r.Location.Band, color.RGBA{0, 200, 255, 0})
-		if r.Location.Rank != ([4]image.Point{}) {
-			poly(r.Location.Rank, color.RGBA{60, 255, 60, 0})
-		}
-		if r.Location.Suit != ([4]image.Point{}) {
-			poly(r.Location.Suit, color.RGBA{255, 0, 255, 0})
-		}
+		poly(r.Outline.Corners, color.RGBA{0, 200, 255, 0})
+		poly(r.Outline.Index, color.RGBA{60, 255, 60, 0})
 	}
 	// Histogram.
 	x0, y0, hw, hh := fw+20, 20, 256, 120
@@ -286,7 +358,7 @@ func (r *Report) WritePNG(path string, frame gocv.Mat) error {
 	y += 8
 	gocv.PutText(&out, "verdict: "+r.Worst().String(), image.Pt(x0, y), gocv.FontHersheyDuplex, 0.8, statusColour[r.Worst()], 1)
 	if !gocv.IMWrite(path, out) {
-		return fmt.Errorf("camera: cannot write %s", path)
+		return fmt.Errorf("camcheck: cannot write %s", path)
 	}
 	return nil
 }

@@ -1,0 +1,307 @@
+package cv_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gocv.io/x/gocv"
+
+	"github.com/sabot-tables/sabot/vision"
+	"github.com/sabot-tables/sabot/vision/cv"
+	"github.com/sabot-tables/sabot/vision/visiontest"
+	"github.com/sabot-tables/sabot/vision/visiontest/simcam"
+)
+
+func TestSortedDeck(t *testing.T) {
+	d := cv.SortedDeck()
+	if len(d) != 52 || d[0] != "As" || d[12] != "Ks" || d[13] != "Ah" || d[51] != "Kc" {
+		t.Errorf("sorted deck %v", d)
+	}
+}
+
+// passage is what a capture test shows of one card: the frames of its passage.
+type passFrame struct {
+	tok  string  // "" for the empty window
+	top  float64 // where the card's top edge is, pixels from the window's top
+	blur float64 // defocus sigma added
+}
+
+// writeFrames renders frames into dir as 000.png, 001.png … (a DirSource replays them in that
+// order) and returns the rendered Mats' files.
+func writeFrames(t *testing.T, r *visiontest.Renderer, dir string, frames []passFrame) []string {
+	t.Helper()
+	asp, err := r.Aspect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	m := gocv.NewMat()
+	defer m.Close()
+	var files []string
+	for i, f := range frames {
+		l := visiontest.RandomShoeLook(rng, visiontest.Mild, asp)
+		l.Focus = 0.3
+		dy := f.top - min(l.Corners[0][1], l.Corners[1][1])
+		for k := range l.Corners {
+			l.Corners[k][1] += dy
+		}
+		l.Focus += f.blur
+		s := visiontest.Subject{Token: f.tok}
+		if err := r.Render(&m, visiontest.ShoeSize, s, l, rng); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, fmt.Sprintf("%03d.png", i))
+		if !gocv.IMWrite(path, m) {
+			t.Fatal("cannot write", path)
+		}
+		files = append(files, path)
+	}
+	return files
+}
+
+// same reports whether an image file holds exactly the Mat's pixels.
+func same(t *testing.T, path string, m gocv.Mat) bool {
+	t.Helper()
+	f, err := cv.ReadImage(path)
+	defer f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Cols() != m.Cols() || f.Rows() != m.Rows() {
+		return false
+	}
+	d := gocv.NewMat()
+	defer d.Close()
+	gocv.AbsDiff(f, m, &d)
+	g := gocv.NewMat()
+	defer g.Close()
+	gocv.CvtColor(d, &g, gocv.ColorBGRToGray)
+	return gocv.CountNonZero(g) == 0
+}
+
+// TestCaptureCalibration replays passages: each card's sharpest placed frame is kept, a card low
+// in the window is not placed, the empty window ends a passage.
+func TestCaptureCalibration(t *testing.T) {
+	r := visiontest.NeedArt(t, "tango")
+	defer r.Close()
+	dir := t.TempDir()
+	frames := []passFrame{
+		{"", 0, 0},
+		{"Qh", 150, 0}, // low in the window: not placed
+		{"Qh", 30, 2.5},
+		{"Qh", 20, 0}, // the sharpest placed frame
+		{"Qh", 8, 1.5},
+		{"", 0, 0}, {"", 0, 0}, {"", 0, 0},
+		{"BACK", 25, 1},
+		{"BACK", 15, 0}, // the sharpest
+		{"", 0, 0}, {"", 0, 0}, {"", 0, 0},
+		{"7c", 160, 0},
+		{"7c", 12, 0}, // the source ends during the last passage: it is kept
+	}
+	files := writeFrames(t, r, dir, frames)
+	src, err := cv.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var progress []string
+	got, err := cv.CaptureCalibration(context.Background(), src, []string{"Qh", "BACK", "7c"}, func(tok string, done, total int) {
+		progress = append(progress, fmt.Sprintf("%s %d/%d", tok, done, total))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cv.CloseFrames(got)
+	if p := strings.Join(progress, ", "); p != "Qh 1/3, BACK 2/3, 7c 3/3" {
+		t.Errorf("progress %s", p)
+	}
+	for i, want := range []struct {
+		tok  string
+		file int
+	}{{"Qh", 3}, {"BACK", 9}, {"7c", 14}} {
+		if got[i].Token != want.tok || !same(t, files[want.file], got[i].Frame) {
+			t.Errorf("frame %d: %s, want %s from %s", i, got[i].Token, want.tok, files[want.file])
+		}
+		if !strings.HasPrefix(got[i].File, fmt.Sprintf("%s (card %d of the pass from images in %s", want.tok, i+1, dir)) {
+			t.Errorf("frame %d named %q", i, got[i].File)
+		}
+	}
+	// --keep: the frames saved under their tokens, and named by the files.
+	keep := filepath.Join(t.TempDir(), "keep")
+	if err := cv.SaveCalibrationFrames(keep, got); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range got {
+		if f.File != filepath.Join(keep, f.Token+".png") || !same(t, f.File, f.Frame) {
+			t.Errorf("saved %s as %s", f.Token, f.File)
+		}
+	}
+
+	// A source that ends before the last card names the card it waited for.
+	src2, err := cv.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src2.Close()
+	_, err = cv.CaptureCalibration(context.Background(), src2, []string{"Qh", "BACK", "7c", "As"}, nil)
+	if err == nil || !errors.Is(err, cv.ErrCalibration) || !strings.HasSuffix(err.Error(), fmt.Sprintf("images in %s ended after 3 of 4 cards (next: As)", dir)) {
+		t.Errorf("short source: %v", err)
+	}
+	// A cancelled capture stops.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	src3, _ := cv.OpenDir(dir)
+	defer src3.Close()
+	if _, err := cv.CaptureCalibration(ctx, src3, []string{"Qh"}, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// TestCaptureSimulated captures cards passing through the simulated reader camera, as a live
+// calibration would: one frame of each, in which the card is placed.
+func TestCaptureSimulated(t *testing.T) {
+	r := visiontest.NeedArt(t, "tango")
+	defer r.Close()
+	cam, err := simcam.NewCameraShoe(r, 0, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cam.Close()
+	order := []string{"As", "Td", "CUT"}
+	cam.Gap(2)
+	for _, tok := range order {
+		if tok == "CUT" {
+			cam.Pass(visiontest.CutSubject(visiontest.RandomCut(rand.New(rand.NewPCG(1, 1)))))
+		} else {
+			cam.Pass(visiontest.Subject{Token: tok})
+		}
+		cam.Gap(4)
+	}
+	got, err := cv.CaptureCalibration(context.Background(), cam, order, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cv.CloseFrames(got)
+	if len(got) != len(order) {
+		t.Fatalf("%d frames", len(got))
+	}
+	for i, f := range got {
+		o, err := cv.FindCard(f.Frame, vision.Shoe)
+		if f.Token != order[i] || err != nil || o.Corners[0].Y >= 48 || o.Corners[1].Y >= 48 || o.Corners[0].Y < 0 {
+			t.Errorf("frame %d (%s): %+v %v", i, f.Token, o.Corners, err)
+		}
+	}
+}
+
+// TestFindCard finds the rendered card's outline in a reader frame and on a table.
+func TestFindCard(t *testing.T) {
+	r := visiontest.NeedArt(t, "tango")
+	defer r.Close()
+	asp, _ := r.Aspect()
+	rng := rand.New(rand.NewPCG(5, 5))
+	m := gocv.NewMat()
+	defer m.Close()
+	l := visiontest.RandomShoeLook(rng, visiontest.Mild, asp)
+	if err := r.Render(&m, visiontest.ShoeSize, visiontest.Subject{Token: "5s"}, l, rng); err != nil {
+		t.Fatal(err)
+	}
+	o, err := cv.FindCard(m, vision.Shoe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near := func(p image.Point, q [2]float64, d float64) bool {
+		dx, dy := float64(p.X)-q[0], float64(p.Y)-q[1]
+		return dx*dx+dy*dy <= d*d
+	}
+	if !near(o.Corners[0], l.Corners[0], 4.5) || !near(o.Corners[1], l.Corners[1], 4.5) || o.Whole ||
+		o.Corners[2].Y != 239 || o.Corners[3].Y != 239 || o.Index[0] != o.Corners[0] || !strings.HasPrefix(o.How, "top edge ") {
+		t.Errorf("shoe outline %+v, rendered %v", o, l.Corners)
+	}
+	// The index corner: 40 × 60 fine pixels of 128 a card width.
+	if w := float64(o.Index[1].X - o.Index[0].X); w < 0.29*o.WidthPx || w > 0.33*o.WidthPx {
+		t.Errorf("index corner %v for a card %.1f px wide", o.Index, o.WidthPx)
+	}
+	lt := visiontest.RandomTableLook(rng, visiontest.Mild, asp)
+	if err := r.Render(&m, visiontest.TableSize, visiontest.Subject{Token: "5s"}, lt, rng); err != nil {
+		t.Fatal(err)
+	}
+	ot, err := cv.FindCard(m, vision.Table)
+	if err != nil || !ot.Whole {
+		t.Fatalf("table: %+v %v", ot, err)
+	}
+	for _, c := range lt.Corners {
+		ok := false
+		for _, p := range ot.Corners {
+			ok = ok || near(p, c, 5)
+		}
+		if !ok {
+			t.Errorf("rendered corner %.1f not in the table outline %v", c, ot.Corners)
+		}
+	}
+	// The empty window: no card, and the error says so.
+	if err := r.Render(&m, visiontest.ShoeSize, visiontest.Empty, l, rng); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cv.FindCard(m, vision.Shoe); !errors.Is(err, cv.ErrNoCard) || !strings.HasPrefix(err.Error(), "vision: no card outline: ") {
+		t.Errorf("empty window: %v", err)
+	}
+	empty := gocv.NewMat()
+	defer empty.Close()
+	if _, err := cv.FindCard(empty, vision.Shoe); !errors.Is(err, cv.ErrFrame) {
+		t.Errorf("empty Mat: %v", err)
+	}
+}
+
+// TestWriteProfileReport draws the rendered fixture's profile: one template per class at the
+// sheet's size, headed by the profile's facts.
+func TestWriteProfileReport(t *testing.T) {
+	_, p := rendered(t)
+	path := filepath.Join(t.TempDir(), "report.png")
+	if err := cv.WriteProfileReport(path, p); err != nil {
+		t.Fatal(err)
+	}
+	m, err := cv.ReadImage(path)
+	defer m.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := p.Geometry
+	tileW, tileH := p.Passes*(2*g.IndexW+4)+4, 2*g.IndexH+4+16
+	if m.Cols() != 13*tileW || m.Rows() < 5*tileH || m.Rows() > 5*tileH+200 {
+		t.Errorf("report %dx%d, tiles %dx%d", m.Cols(), m.Rows(), tileW, tileH)
+	}
+	top := m.Rows() - 5*tileH
+	// Every card's and the back's template is drawn: its tile is not the background.
+	for row := range 5 {
+		for col := range 13 {
+			if row == 4 && col >= 2 {
+				break
+			}
+			roi := m.Region(image.Rect(col*tileW+4, top+row*tileH+4, col*tileW+4+2*g.IndexW, top+row*tileH+4+2*g.IndexH))
+			mean, sd := gocv.NewMat(), gocv.NewMat()
+			gocv.MeanStdDev(roi, &mean, &sd)
+			if s := sd.GetDoubleAt(0, 0); s < 10 && !(row == 4 && col == 0) {
+				t.Errorf("tile %d,%d is plain (sd %.1f)", row, col, s)
+			}
+			mean.Close()
+			sd.Close()
+			roi.Close()
+		}
+	}
+	facts := cv.ProfileFacts(p)
+	if len(facts) < 3 || !strings.HasPrefix(facts[0], `deck "tango", camera test 320x240, from shoe frames, one pass, created `) ||
+		facts[1] != fmt.Sprintf("card width %.1f px, card length %.3f card widths", p.CardWidthPx, p.CardLength) {
+		t.Errorf("facts %q", facts)
+	}
+	sh := p.Rules["shoe"]
+	want := fmt.Sprintf("shoe: distance ≤ %.3f and lead ≥ %.2f; estimated false accepts ", sh.MaxDistance, sh.MinLead)
+	if !strings.HasPrefix(facts[2], want) || !strings.HasSuffix(facts[2], fmt.Sprintf("read in calibration %.1f%% (%d perturbed frames, 0 wrong)", 100*sh.ReadRate, sh.Samples)) {
+		t.Errorf("shoe rule %q, want %q…", facts[2], want)
+	}
+}
