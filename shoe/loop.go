@@ -31,14 +31,18 @@ type Sink interface {
 // StartShoe asks the loop to start a shoe: the shuffler reads and verifies the cards, then
 // shuffles them (the dealer terminal's new-shoe). Verified but not shuffled (a restart in
 // between), it shuffles.
-type StartShoe struct{}
+type StartShoe struct {
+	By string // who asked (the supervisor at the terminal), or ""
+}
 
 // Ping asks the loop for a sign of life: it answers at once, changing nothing (the watchdog's
 // probe: a loop that answers is taking inputs).
 type Ping struct{}
 
 // CountLeft asks the loop to have the shuffler count the cards left at the end of a shoe.
-type CountLeft struct{}
+type CountLeft struct {
+	By string // who asked, or ""
+}
 
 // Loop runs a Machine: it takes inputs from the devices and the bus one at a time, drives the
 // shuffler where the procedure needs it, and hands each step's events to the sink.
@@ -142,7 +146,7 @@ func (l *Loop) apply(ctx context.Context, in any) error {
 			if err != nil {
 				return l.deviceFault(ctx, "shuffler", err)
 			}
-			if err := l.step(ctx, NewCards{Counts: counts, Time: l.Now()}); err != nil {
+			if err := l.step(ctx, NewCards{Counts: counts, By: in.By, Time: l.Now()}); err != nil {
 				return err
 			}
 			if l.M.Phase() != Verified {
@@ -168,7 +172,7 @@ func (l *Loop) apply(ctx context.Context, in any) error {
 		if err != nil {
 			return l.deviceFault(ctx, "shuffler", err)
 		}
-		return l.step(ctx, LeftCounted{Counts: counts, Time: l.Now()})
+		return l.step(ctx, LeftCounted{Counts: counts, By: in.By, Time: l.Now()})
 	case Ping:
 		return nil
 	case Input:

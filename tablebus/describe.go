@@ -155,7 +155,7 @@ func Describe(e Event) string {
 		}
 		return fmt.Sprintf("round %d: settled %s; players %s", e.Round, strings.Join(ss, ", "), signed(net))
 	case RoundVoided:
-		return fmt.Sprintf("round %d: VOIDED by %s (%s); every bet pushes", e.Round, e.By, e.Reason)
+		return fmt.Sprintf("round %d: VOIDED by %s%s (%s); every bet pushes", e.Round, e.By, approved(e), e.Reason)
 	case ShoeEnded:
 		a := e.Account
 		if a == nil {
@@ -181,11 +181,32 @@ func Describe(e Event) string {
 		return fmt.Sprintf("FAULT %s: %s%s%s%s", e.Code, e.Problem, what, diffText(e), h)
 	case FaultResolved:
 		if e.Card != nil {
-			return fmt.Sprintf("fault %s resolved by %s: %s of %s", e.Code, e.By, e.Reason, e.Card.Pretty())
+			return fmt.Sprintf("fault %s resolved by %s%s: %s of %s", e.Code, e.By, approved(e), e.Reason, e.Card.Pretty())
 		}
-		return fmt.Sprintf("fault %s resolved by %s: %s", e.Code, e.By, e.Reason)
+		return fmt.Sprintf("fault %s resolved by %s%s: %s", e.Code, e.By, approved(e), e.Reason)
+	case TableOpened:
+		return fmt.Sprintf("table %s opened by %s", e.Table, e.By)
+	case TableClosed:
+		return fmt.Sprintf("table %s closed by %s", e.Table, e.By)
+	case DealerSignedIn:
+		return fmt.Sprintf("dealer %s signed in", e.By)
+	case DealerSignedOut:
+		return fmt.Sprintf("dealer %s signed out (%s)", e.By, e.Reason)
+	case LimitsChanged:
+		var ls []string
+		for _, l := range e.Limits {
+			ls = append(ls, fmt.Sprintf("%s %s–%s", l.Spot, Cents(l.Min), Cents(l.Max)))
+		}
+		return fmt.Sprintf("limits changed by %s%s: %s", e.By, approved(e), strings.Join(ls, ", "))
 	case DeviceStatus:
 		return fmt.Sprintf("device %s: %s %s", e.Device, e.State, e.Problem)
 	}
 	return string(e.Type)
+}
+
+func approved(e Event) string {
+	if e.Approved == "" || e.Approved == e.By {
+		return ""
+	}
+	return ", approved by " + e.Approved
 }

@@ -292,6 +292,13 @@ func scripted(t *testing.T) []tablebus.Event {
 	step(m, shoe.ManualCard{Card: card.MustParse("Kh"), Dealer: "d-117", Time: at})
 	step(m, shoe.DeviceFault{Device: "shoe", Code: "shoe-link", Detail: "the shoe's serial link went down", Time: at})
 	step(m, shoe.VoidRound{Reason: "link lost mid-coup", Dealer: "d-117", Time: at})
+	// The table's operations at the dealer terminal, between coups.
+	step(m, shoe.TableOp{Op: shoe.OpSignIn, By: "dealer.D7", Time: at})
+	step(m, shoe.ChangeLimits{Limits: []games.Limit{{Spot: "banker", Min: 500, Max: 50000}, {Spot: "player", Min: 500, Max: 50000},
+		{Spot: "tie", Min: 500, Max: 6000}}, Dealer: "dealer.D7", Supervisor: "supervisor.S1", Time: at})
+	step(m, shoe.TableOp{Op: shoe.OpClose, By: "supervisor.S1", Time: at})
+	step(m, shoe.TableOp{Op: shoe.OpOpen, By: "supervisor.S1", Time: at})
+	step(m, shoe.TableOp{Op: shoe.OpSignOut, By: "dealer.D7", Reason: "relieved", Time: at})
 
 	h, _ := machine(t, "holdem")
 	step(h, shoe.NewCards{Counts: card.Decks(1), Time: at})

@@ -63,6 +63,14 @@ type Bet struct {
 	Amount int64  `json:"amount"`
 }
 
+// Limit is a table's minimum and maximum stake on one spot, in cents (limits.changed, and the
+// limits command; seed 003).
+type Limit struct {
+	Spot string `json:"spot"`
+	Min  int64  `json:"min"`
+	Max  int64  `json:"max"`
+}
+
 // NeedKind is what a round waits for (guide's need).
 type NeedKind uint8
 
