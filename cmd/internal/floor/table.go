@@ -311,6 +311,9 @@ func (t *table) apply(e tablebus.Event) (alerts []Alert, resolved [][2]string) {
 		if r := t.v.Round; r != nil && r.No == e.Round {
 			h := r.hand(tablebus.Place{Name: "box", Seat: e.Seat, Hand: e.Hand})
 			h.Decisions = append(h.Decisions, decisionWords(e.Choice))
+			if e.Choice == "P" && t.v.Family == familyBlackjack {
+				t.split(r, e.Seat, e.Hand)
+			}
 		}
 	case tablebus.Guide:
 		t.v.State, t.v.Held = e.State, ""
@@ -391,6 +394,28 @@ func (t *table) apply(e tablebus.Event) (alerts []Alert, resolved [][2]string) {
 		}
 	}
 	return alerts, resolved
+}
+
+// split lays out a blackjack split (RULES.md §4): the seat's hand becomes two, the second card
+// of the hand split going to the new hand right after it, the later hands one further on. The
+// feed deals the next cards to the hands by index, as the engine numbers them.
+func (t *table) split(r *RoundView, seat, hand int) {
+	src := r.hand(tablebus.Place{Name: "box", Seat: seat, Hand: hand})
+	if len(src.Cards) < 2 {
+		return
+	}
+	moved := src.Cards[len(src.Cards)-1]
+	src.Cards = src.Cards[:len(src.Cards)-1]
+	t.retotal(src)
+	for i := len(r.Hands) - 1; i >= 0; i-- { // the later hands move on, the last first
+		if h := &r.Hands[i]; h.Place.Name == "box" && h.Place.Seat == seat && h.Place.Hand > hand {
+			h.Place.Hand++
+			h.Label = label(h.Place)
+		}
+	}
+	nh := r.hand(tablebus.Place{Name: "box", Seat: seat, Hand: hand + 1})
+	nh.Cards = append(nh.Cards, moved)
+	t.retotal(nh)
 }
 
 // deviceOf names the device of a device fault: the shoe machine writes its problem as
