@@ -471,6 +471,14 @@ func embeddedBroker(o *options, log *slog.Logger) (*broker.Broker, error) {
 	}
 	accts = append(accts, broker.Account{Account: access.Account{Name: o.table, Role: access.Table}, Hash: hash})
 	accts = append(accts, o.devAccounts...)
+	if o.term.addr != "" && o.term.user == "" { // the dealer terminal's own connection: a dealer's account
+		o.term.user, o.term.pass = terminalAccount(o)
+		th, err := access.HashPassword(o.term.pass)
+		if err != nil {
+			return nil, err
+		}
+		accts = append(accts, broker.Account{Account: access.Account{Name: o.term.user, Role: access.Dealer}, Hash: th})
+	}
 	var anon []access.Role
 	if o.brokerAnon != "" && o.brokerAnon != "none" {
 		for _, name := range strings.Split(o.brokerAnon, ",") {

@@ -32,6 +32,7 @@ import (
 	"github.com/sabot-tables/sabot/games"
 	"github.com/sabot-tables/sabot/games/catalog"
 	"github.com/sabot-tables/sabot/shoe"
+	"github.com/sabot-tables/sabot/shoe/card"
 	"github.com/sabot-tables/sabot/tablebus"
 	"github.com/sabot-tables/sabot/tablebus/access"
 	"github.com/sabot-tables/sabot/tablebus/broker"
@@ -134,7 +135,10 @@ type options struct {
 	simDeck       string
 	quiet         bool
 	logLevel      string
-	ops           opsOptions // web view, metrics, logs, watchdog (web.go)
+	ops           opsOptions  // web view, metrics, logs, watchdog (web.go)
+	term          termOptions // the dealer terminal (terminal.go)
+	simDealer     string
+	simStack      []card.Card
 	key           string
 	keyring       string
 	root          string
@@ -188,6 +192,16 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.quiet, "quiet", false, "do not print the live feed on standard output")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	addOpsFlags(fs, &o.ops)
+	addTerminalFlags(fs, &o.term)
+	fs.Func("sim-stack", "simulation: the first shoe's first cards after the cut, in order, e.g. 2c,8s,5h,As (a stacked deck for a given round)", func(v string) error {
+		cs, err := card.ParseList(v)
+		if err != nil {
+			return fmt.Errorf("sim-stack: %w", err)
+		}
+		o.simStack = cs
+		return nil
+	})
+	fs.StringVar(&o.simDealer, "sim-dealer", "on", "simulation: on, the simulated dealer gives every command; off, the dealer terminal does (the simulated hands still draw the cards and load the shoe)")
 	addJournalFlags(fs, &o.jopt)
 	fs.StringVar(&o.key, "key", "", "the table's Ed25519 signing key (sabot keys table); empty: development keys beside the journal")
 	fs.StringVar(&o.keyring, "keyring", "", "the keyring signed by the floor's root (sabot keys sign), published retained")
@@ -209,6 +223,17 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 		if err := loadConfig(fs, o.config, explicit); err != nil {
 			return nil, err
 		}
+	}
+	if p := os.Getenv("SABOT_TERMINAL_MQTT_PASSWORD"); p != "" && o.term.pass == "" {
+		o.term.pass = p
+	}
+	switch o.simDealer {
+	case "on", "off":
+	default:
+		return nil, fmt.Errorf("sim-dealer %q: on or off", o.simDealer)
+	}
+	if o.simDealer == "off" && o.term.addr == "" {
+		return nil, fmt.Errorf("sim-dealer off: give --terminal, the page that deals instead")
 	}
 	if p := os.Getenv("SABOT_MQTT_PASSWORD"); p != "" && o.pass == "" {
 		o.pass = p
@@ -433,9 +458,12 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if !o.quiet {
 		printer = ob.Observe()
 	}
-	var dealerObs *outbox.Observer
+	var dealerObs, termObs *outbox.Observer
 	if o.sim {
 		dealerObs = ob.Observe()
+	}
+	if o.term.addr != "" {
+		termObs = ob.Observe()
 	}
 
 	tlsConf, err := mqttbus.TLSFiles(o.mqttCA, o.mqttCert, o.mqttKey)
@@ -458,6 +486,14 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	var term *dealerTerminal
+	if o.term.addr != "" {
+		ent, _ := catalog.Lookup(o.game)
+		if term, err = newTerminal(ctx, termDeps{o: o, log: log, j: j, ob: ob, obs: termObs, m: m, eng: eng, proc: proc, kr: kr,
+			url: url, family: ent.Family}); err != nil {
+			return err
+		}
+	}
 	if err := recordLoss(ctx, ob, sj, o); err != nil { // the session's first event, seen by every observer
 		return err
 	}
@@ -467,6 +503,9 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	stopHalt := context.AfterFunc(gctx, devs.Halt)
 	defer stopHalt()
 	g.Go(func() error { return ops.run(gctx) })
+	if term != nil {
+		g.Go(func() error { return term.run(gctx) })
+	}
 	g.Go(func() error { return loop.Run(gctx) })
 	if m.Phase() == shoe.Verified {
 		g.Go(func() error { // shuffle the load verified before the restart

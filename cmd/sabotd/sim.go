@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/sabot-tables/sabot/driver/readershoe/readershoetest"
@@ -32,6 +33,9 @@ type simTable struct {
 	decks    int
 	shoePort string      // the reading shoe's pseudo-terminal
 	camera   *cameraShoe // the daemon's side of the simulated camera shoe
+	unloaded bool        // the simulated hands put the cards left in the shuffler at this shoe's end
+	stack    []card.Card // --sim-stack: the first shoe's first cards, once
+	log      *slog.Logger
 }
 
 func newSimTable(ctx context.Context, o *options, proc shoe.Procedure, log *slog.Logger) (*simTable, error) {
@@ -43,7 +47,7 @@ func newSimTable(ctx context.Context, o *options, proc shoe.Procedure, log *slog
 	if err != nil {
 		return nil, err
 	}
-	t := &simTable{shuffler: sh, misread: o.simMisread, dealer: shoetest.NewDealer(o.game, proc, seed)}
+	t := &simTable{shuffler: sh, misread: o.simMisread, dealer: shoetest.NewDealer(o.game, proc, seed), log: log.With("sim", "hands"), stack: o.simStack}
 	// A baccarat table's side bets (option side-bets, or its pay table's own) get bettors too.
 	if b, err := baccarat.New(games.Config{Game: o.game, Options: o.options.m}); err == nil {
 		t.dealer.Bettors = shoetest.SideBettors(t.dealer.Bettors, b.SideSpots(), 100)
@@ -125,6 +129,11 @@ func (t *simTable) deal(ctx context.Context, ob *outbox.Observer, loop *shoe.Loo
 	log = log.With("sim", "dealer")
 	shoes := 0
 	drawing := false // a card drawn and not yet seen on the feed: the dealer does not draw again
+	// With the simulated dealer off, the dealer terminal gives every command; the simulated
+	// hands only do what has no command: they draw the cards the table asks for, cut the pack
+	// and load the shoe as the terminal's cut and stop card say, and carry the cards between
+	// the shoe and the shuffler.
+	hands := o.simDealer == "off"
 	for {
 		e, err := ob.Next(ctx)
 		if err != nil {
@@ -139,6 +148,11 @@ func (t *simTable) deal(ctx context.Context, ob *outbox.Observer, loop *shoe.Loo
 			log.Error("SIM: WRONG READ", "drawn", t.lastCard.String(), "read", e.Card.String(), "seq", e.Seq)
 		}
 		t.dealer.Observe(e)
+		if hands {
+			if err := t.handle(e); err != nil {
+				log.Warn("simulated hands", "event", e.Type, "err", err)
+			}
+		}
 		switch e.Type {
 		case tablebus.CardDealt, tablebus.Burn, tablebus.Fault, tablebus.CutCardReached, tablebus.ShoeEnded:
 			drawing = false
@@ -154,7 +168,7 @@ func (t *simTable) deal(ctx context.Context, ob *outbox.Observer, loop *shoe.Loo
 		if err != nil {
 			return err
 		}
-		if a.Kind == shoetest.Wait || a.Kind == shoetest.Draw && drawing {
+		if a.Kind == shoetest.Wait || a.Kind == shoetest.Draw && drawing || hands && a.Kind != shoetest.Draw {
 			// A guidance that repeats the need of a card already drawn (an input that changed
 			// nothing of the round, such as the progressive controller's status, says it again).
 			continue
@@ -181,34 +195,22 @@ func (t *simTable) act(ctx context.Context, a shoetest.Action, loop *shoe.Loop) 
 	now := time.Now()
 	switch a.Kind {
 	case shoetest.NewShoe:
-		t.shuffler.Insert(t.discards)
-		t.discards = nil
+		t.loadShuffler()
 		return loop.Do(ctx, shoe.StartShoe{})
 	case shoetest.Cut:
-		if len(t.pack) == 0 {
-			t.pack = t.shuffler.TakeOutput()
+		if err := t.cut(a.At); err != nil {
+			return err
 		}
-		if a.At > len(t.pack) {
-			return fmt.Errorf("cut at %d of %d cards", a.At, len(t.pack))
-		}
-		t.pack = append(t.pack[a.At:], t.pack[:a.At]...)
 		return loop.Do(ctx, shoe.CutDone{At: a.At, Dealer: t.dealer.ID, Time: now})
 	case shoetest.PlaceCut:
-		var stack []readershoetest.Item
-		for i, c := range t.pack {
-			if i == len(t.pack)-a.Behind {
-				stack = append(stack, readershoetest.Item{Cut: true})
-			}
-			stack = append(stack, readershoetest.Item{Card: c})
-		}
-		t.pack = nil
-		t.shoe.Load(stack)
+		t.placeCut(a.Behind)
 		return loop.Do(ctx, shoe.CutCardPlaced{Behind: a.Behind, Dealer: t.dealer.ID, Time: now})
 	case shoetest.Draw:
 		if t.shoe.Remaining() == 0 && len(t.pack) == 0 {
 			t.pack = t.shuffler.TakeOutput() // poker: no cut, no stop card
 		}
 		if len(t.pack) > 0 { // a pack without a stop card (poker) goes into the shoe as it is
+			t.stackPack()
 			var stack []readershoetest.Item
 			for _, c := range t.pack {
 				stack = append(stack, readershoetest.Item{Card: c})
@@ -227,6 +229,8 @@ func (t *simTable) act(ctx context.Context, a shoetest.Action, loop *shoe.Loop) 
 		if !it.Cut {
 			t.lastCard = it.Card
 			t.discards = append(t.discards, it.Card)
+			// The simulation knows the card a misread leaves unread (a test enters it by hand).
+			t.log.Debug("simulated dealer drew", "card", it.Card.String(), "drawn", t.drawn)
 		}
 		return nil // the read arrives through the driver
 	case shoetest.Bets:
@@ -240,12 +244,90 @@ func (t *simTable) act(ctx context.Context, a shoetest.Action, loop *shoe.Loop) 
 	case shoetest.Manage:
 		return loop.Do(ctx, shoe.TableAction{Action: a.Manage, Dealer: t.dealer.ID, Time: now})
 	case shoetest.Count:
-		if len(t.pack) == 0 && t.shoe.Remaining() == 0 {
-			t.pack = t.shuffler.TakeOutput() // a poker round nobody played: the pack was never dealt
-		}
-		t.shuffler.Insert(append(t.shoe.Unload(), t.pack...))
-		t.pack = nil
+		t.unloadShoe()
 		return loop.Do(ctx, shoe.CountLeft{})
+	}
+	return nil
+}
+
+// The physical steps of the simulated hands, with or without the simulated dealer's commands.
+
+// loadShuffler puts the discards in the shuffler's input tray, with the cards left that the
+// count put there: the next shoe's cards.
+func (t *simTable) loadShuffler() {
+	t.shuffler.Insert(t.discards)
+	t.discards = nil
+}
+
+// cut takes the shuffled pack out of the shuffler and cuts it at.
+func (t *simTable) cut(at int) error {
+	if len(t.pack) == 0 {
+		t.pack = t.shuffler.TakeOutput()
+	}
+	if at > len(t.pack) {
+		return fmt.Errorf("cut at %d of %d cards", at, len(t.pack))
+	}
+	t.pack = append(t.pack[at:], t.pack[:at]...)
+	return nil
+}
+
+// stackPack puts --sim-stack's cards first in the pack, in their order, once: a stacked deck,
+// as a dealer school deals one, for a test that needs a round of given cards.
+func (t *simTable) stackPack() {
+	if len(t.stack) == 0 {
+		return
+	}
+	rest := slices.Clone(t.pack)
+	var top []card.Card
+	for _, c := range t.stack {
+		if i := slices.Index(rest, c); i >= 0 {
+			top = append(top, c)
+			rest = slices.Delete(rest, i, i+1)
+		}
+	}
+	t.pack, t.stack = append(top, rest...), nil
+}
+
+// placeCut puts the stop card behind cards from the back and the pack in the shoe.
+func (t *simTable) placeCut(behind int) {
+	t.stackPack()
+	var stack []readershoetest.Item
+	for i, c := range t.pack {
+		if i == len(t.pack)-behind {
+			stack = append(stack, readershoetest.Item{Cut: true})
+		}
+		stack = append(stack, readershoetest.Item{Card: c})
+	}
+	t.pack = nil
+	t.shoe.Load(stack)
+}
+
+// unloadShoe takes the cards left out of the shoe (and a pack never dealt) into the shuffler,
+// to be counted.
+func (t *simTable) unloadShoe() {
+	if len(t.pack) == 0 && t.shoe.Remaining() == 0 {
+		t.pack = t.shuffler.TakeOutput() // a poker round nobody played: the pack was never dealt
+	}
+	t.shuffler.Insert(append(t.shoe.Unload(), t.pack...))
+	t.pack = nil
+}
+
+// handle is the simulated hands' answer to what the dealer terminal had the table do: the cut
+// and the stop card where the terminal said, the cards carried at the shoe's end and start.
+func (t *simTable) handle(e tablebus.Event) error {
+	switch {
+	case e.Type == tablebus.Cut:
+		return t.cut(e.At)
+	case e.Type == tablebus.CutCardPlaced:
+		t.placeCut(e.Behind)
+	case e.Type == tablebus.Guide && e.State == shoe.Counting.String() && !t.unloaded:
+		t.unloadShoe()
+		t.unloaded = true
+	case e.Type == tablebus.Guide && e.State == shoe.Idle.String() && len(t.discards) > 0:
+		t.loadShuffler()
+	}
+	if e.Type == tablebus.Guide && e.State != shoe.Counting.String() && e.State != "held" {
+		t.unloaded = false
 	}
 	return nil
 }
