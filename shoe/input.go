@@ -16,7 +16,11 @@ type Input interface{ when() time.Time }
 type NewCards struct {
 	Counts card.Counts
 	By     string // who brought the new cards (the supervisor at the terminal), or ""
-	Time   time.Time
+	// Attested: no device read the cards; the dealer attests N complete decks (a table without
+	// a shuffler's link, or a continuous shuffler): the decks are verified by the cards that
+	// pass through the reading shoe, at the shoe's count (RULES.md §1 "Deck verification").
+	Attested bool
+	Time     time.Time
 }
 
 // ShuffleDone: the shuffler shuffled the cards.
@@ -127,6 +131,13 @@ type TableOp struct {
 	Time     time.Time
 }
 
+// EndShoe: the dealer ends a shoe that has no stop card to end it (a continuous shuffler's),
+// to count its cards.
+type EndShoe struct {
+	By   string
+	Time time.Time
+}
+
 // ChangeLimits: new limits between rounds, every spot's (a supervisor's change, seed 003).
 type ChangeLimits struct {
 	Limits     []games.Limit
@@ -157,3 +168,4 @@ func (i TableAction) when() time.Time    { return i.Time }
 func (i DeviceFault) when() time.Time    { return i.Time }
 func (i TableOp) when() time.Time        { return i.Time }
 func (i ChangeLimits) when() time.Time   { return i.Time }
+func (i EndShoe) when() time.Time        { return i.Time }

@@ -41,7 +41,8 @@ type inputJSON struct {
 	Op       string          `json:"op,omitempty"`
 	Limits   []games.Limit   `json:"limits,omitempty"`
 	// Bare says that Limits is an empty list (every limit lifted), not absent.
-	Bare bool `json:"bare,omitempty"`
+	Bare     bool `json:"bare,omitempty"`
+	Attested bool `json:"attested,omitempty"`
 }
 
 // MarshalInput encodes an input for the journal.
@@ -49,7 +50,7 @@ func MarshalInput(in Input) ([]byte, error) {
 	j := inputJSON{Time: in.when().UTC()}
 	switch in := in.(type) {
 	case NewCards:
-		j.Kind, j.Counts, j.By = "new-cards", &in.Counts, in.By
+		j.Kind, j.Counts, j.By, j.Attested = "new-cards", &in.Counts, in.By, in.Attested
 	case ShuffleDone:
 		j.Kind, j.Cards, j.By = "shuffled", in.Cards, in.By
 	case CutDone:
@@ -78,6 +79,8 @@ func MarshalInput(in Input) ([]byte, error) {
 		j.Kind, j.Award = "progressive-award", &in.Award
 	case ProgressiveTimeout:
 		j.Kind, j.Round = "progressive-timeout", in.Round
+	case EndShoe:
+		j.Kind, j.By = "end-shoe", in.By
 	case TableOp:
 		j.Kind, j.Op, j.By, j.Approved, j.Detail = "table-op", in.Op, in.By, in.Approved, in.Reason
 	case ChangeLimits:
@@ -104,7 +107,7 @@ func UnmarshalInput(b []byte) (Input, error) {
 	switch j.Kind {
 	case "new-cards":
 		c, err := counts()
-		return NewCards{Counts: c, By: j.By, Time: t}, err
+		return NewCards{Counts: c, By: j.By, Attested: j.Attested, Time: t}, err
 	case "shuffled":
 		return ShuffleDone{Cards: j.Cards, By: j.By, Time: t}, nil
 	case "cut":
@@ -126,6 +129,8 @@ func UnmarshalInput(b []byte) (Input, error) {
 		return LeftCounted{Counts: c, By: j.By, Time: t}, err
 	case "table":
 		return TableAction{Action: games.Action{Action: j.Action, Seat: j.Seat, Amount: j.Amount}, Dealer: j.By, Time: t}, nil
+	case "end-shoe":
+		return EndShoe{By: j.By, Time: t}, nil
 	case "table-op":
 		return TableOp{Op: j.Op, By: j.By, Approved: j.Approved, Reason: j.Detail, Time: t}, nil
 	case "limits":

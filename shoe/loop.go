@@ -33,6 +33,10 @@ type Sink interface {
 // between), it shuffles.
 type StartShoe struct {
 	By string // who asked (the supervisor at the terminal), or ""
+	// Attest is how the cards were shuffled where no shuffler reads them (the loop has none):
+	// "hand" (shuffled by hand), "pre-shuffled" (packs shuffled by their maker) or "csm" (a
+	// continuous shuffler's load); the dealer attests N complete decks (RULES.md §1).
+	Attest string
 }
 
 // Ping asks the loop for a sign of life: it answers at once, changing nothing (the watchdog's
@@ -140,6 +144,9 @@ func (l *Loop) apply(ctx context.Context, in any) error {
 		if h := l.M.Held(); h != "" && h != FaultDeck {
 			return refused("new shoe: the table is held (%s); resolve it first", h)
 		}
+		if l.Shuffler == nil {
+			return l.attest(ctx, in)
+		}
 		switch l.M.Phase() {
 		case Idle:
 			counts, err := l.Shuffler.LoadVerify(ctx)
@@ -168,6 +175,9 @@ func (l *Loop) apply(ctx context.Context, in any) error {
 		if l.M.Phase() != Counting {
 			return refused("count while the shoe is %s", l.M.Phase())
 		}
+		if l.Shuffler == nil { // the dealer passed the cards left through the reading shoe
+			return l.step(ctx, LeftCounted{Counts: l.M.Counted(), By: in.By, Time: l.Now()})
+		}
 		counts, err := l.Shuffler.Count(ctx)
 		if err != nil {
 			return l.deviceFault(ctx, "shuffler", err)
@@ -179,4 +189,25 @@ func (l *Loop) apply(ctx context.Context, in any) error {
 		return l.step(ctx, in)
 	}
 	return fmt.Errorf("shoe: loop given %T", in)
+}
+
+// Attestations of a shoe no shuffler reads (StartShoe.Attest).
+var attests = map[string]bool{"hand": true, "pre-shuffled": true, "csm": true}
+
+// attest starts a shoe without a shuffler: the dealer attests N complete decks, shuffled as
+// in.Attest says; the shoe's count verifies them (RULES.md §1 "Deck verification").
+func (l *Loop) attest(ctx context.Context, in StartShoe) error {
+	if !attests[in.Attest] {
+		return refused("new shoe: no shuffler reads the cards here: the dealer attests them, shuffled by hand, pre-shuffled or in a continuous shuffler (got %q)", in.Attest)
+	}
+	switch l.M.Phase() {
+	case Idle:
+		if err := l.step(ctx, NewCards{Counts: card.Decks(l.M.cfg.Proc.Decks), By: in.By, Attested: true, Time: l.Now()}); err != nil {
+			return err
+		}
+	case Verified:
+	default:
+		return refused("new shoe while the shoe is %s", l.M.Phase())
+	}
+	return l.step(ctx, ShuffleDone{Cards: l.M.cfg.Proc.Total(), By: in.Attest, Time: l.Now()})
 }

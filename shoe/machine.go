@@ -66,6 +66,10 @@ type Config struct {
 	// Progressive is the pool the table's progressive bets feed at a floor's controller
 	// (RULES.md §7; the engine a games.Claimer); "" takes no progressive bet.
 	Progressive string
+	// HandCount: no device counts the cards left at the shoe's end (a table without a
+	// shuffler's link); the dealer passes them through the reading shoe, each a card.counted,
+	// and the count verifies the decks (RULES.md §1 "Deck verification").
+	HandCount bool
 }
 
 // ErrRefused wraps every error Step returns: the input is refused, nothing changed, nothing to
@@ -107,6 +111,10 @@ type Machine struct {
 	pending    int  // the unread card held by a misread, at this shoe position
 	stopLate   bool // the stop card was missed and reported late
 	lastSay    []games.Msg
+
+	counted   card.Counts // HandCount: the cards left read so far at the count
+	returned  int         // Continuous: the cards the shuffler took back after each round
+	returnPos int         // Continuous: m.pos at the last return
 
 	progOpen  bool      // the controller is online: progressive bets are taken (progressive.go)
 	progWait  *progWait // the round dealt, waiting for its award
@@ -186,8 +194,11 @@ func (m *Machine) Left() int {
 	if m.phase < Burning {
 		return 0
 	}
-	return m.cfg.Proc.Total() - m.pos
+	return m.cfg.Proc.Total() - (m.pos - m.returnPos)
 }
+
+// Counted returns the cards left counted so far through the reading shoe (Config.HandCount).
+func (m *Machine) Counted() card.Counts { return m.counted }
 
 // Remaining returns the composition of the cards not yet seen: in the shoe, or in a pack not
 // yet dealt. Burns, dealt cards and unread cards are not in it.
@@ -367,6 +378,8 @@ func (m *Machine) step(o *out, in Input) error {
 			return refused("count of the cards left while the shoe is %s", m.phase)
 		}
 		m.account(o, in.Counts, in.By)
+	case EndShoe:
+		return m.endShoe(o, in)
 	case DeviceFault:
 		hold := m.phase >= Burning && m.phase <= InRound
 		m.fault(o, in.Code, fmt.Sprintf("%s: %s", in.Device, in.Detail), hold)
@@ -385,7 +398,18 @@ func (m *Machine) newCards(o *out, in NewCards) error {
 	m.shoe = fmt.Sprintf("%s-%06d", m.cfg.Table, m.shoeNo)
 	m.reset()
 	want := card.Decks(m.cfg.Proc.Decks)
-	o.add(tablebus.Event{Type: tablebus.ShoeLoaded, Game: m.game, Decks: m.cfg.Proc.Decks, Count: in.Counts.Total(), By: in.By, EngineState: m.engineState()})
+	o.add(tablebus.Event{Type: tablebus.ShoeLoaded, Game: m.game, Decks: m.cfg.Proc.Decks, Count: in.Counts.Total(), By: in.By, Attested: in.Attested,
+		EngineState: m.engineState()})
+	if in.Attested {
+		// No device read them: the decks are taken as the dealer attests them, and verified
+		// by the cards that pass through the reading shoe, at the shoe's count (RULES.md §1).
+		if in.By == "" {
+			return refused("new cards attested by nobody: the dealer's id is required")
+		}
+		m.verified, m.remaining = want, want
+		m.phase = Verified
+		return nil
+	}
 	// RULES.md §1 "Deck verification": each of the 52 cards exactly N times, nothing else.
 	if d := card.Diff(want, in.Counts); len(d) > 0 {
 		missing, extra := split(d)
@@ -407,6 +431,7 @@ func (m *Machine) reset() {
 	m.dealt, m.burned, m.unknown, m.pos, m.behind, m.cutSeenAt = 0, 0, 0, 0, 0, 0
 	m.foreign = nil
 	m.burnLeft, m.firstShown, m.stopLate = 0, false, false
+	m.counted, m.returned, m.returnPos = card.Counts{}, 0, 0
 	m.round, m.roundPos, m.roundCards, m.hidden, m.bets = 0, nil, nil, nil, nil
 }
 
@@ -452,6 +477,9 @@ func (m *Machine) stray(in Read) *card.Card {
 func (m *Machine) read(o *out, in Read) error {
 	if in.Kind == ReadCut {
 		return m.cutCard(o)
+	}
+	if m.phase == Counting && m.cfg.HandCount && m.held == nil {
+		return m.countRead(o, in)
 	}
 	m.pos++
 	if !m.dealing() {
@@ -673,6 +701,35 @@ func (m *Machine) RestoreTable(closed bool, limits []games.Limit) error {
 	return l.SetLimits(limits)
 }
 
+// countRead counts a card left that the dealer passes through the reading shoe at the shoe's
+// count (Config.HandCount). A card not read is passed again; a card the decks cannot hold is
+// counted all the same, and the count says it.
+func (m *Machine) countRead(o *out, in Read) error {
+	if in.Kind != ReadCard {
+		m.fault(o, FaultMisread, "a card left could not be read at the count: pass it through the shoe again", false)
+		return nil
+	}
+	m.counted.Add(in.Card)
+	c := in.Card
+	o.add(tablebus.Event{Type: tablebus.CardCounted, Card: &c, Count: m.counted.Total()})
+	return nil
+}
+
+// endShoe ends a shoe that no stop card ends (a continuous shuffler's): its cards are counted.
+func (m *Machine) endShoe(o *out, in EndShoe) error {
+	switch {
+	case !m.cfg.Proc.Continuous:
+		return refused("end of the shoe: this shoe ends when its stop card comes out (RULES.md §1)")
+	case m.phase != Between:
+		return refused("end of the shoe while the shoe is %s: between rounds only", m.phase)
+	case in.By == "":
+		return refused("end of the shoe: the dealer's id is required")
+	}
+	m.phase = Counting
+	o.add(tablebus.Event{Type: tablebus.CutCardReached, By: in.By}) // the shoe's end: no card behind a stop card
+	return nil
+}
+
 // checkStop raises a hold when cards have come out past where the stop card must be without it
 // (a shoe whose reader does not report the stop card, and a dealer who did not say so).
 func (m *Machine) checkStop(o *out) {
@@ -815,6 +872,18 @@ func markDown(hands []tablebus.Hand, dealer *tablebus.Hand, hidden map[int]card.
 
 func (m *Machine) endRound(o *out) {
 	m.progWait = nil
+	if p := m.cfg.Proc; p.Continuous {
+		// RULES.md §1 "Continuous shufflers": the round's cards go back into the machine,
+		// identified or not; the shoe holds its whole composition again.
+		n := m.pos - m.returnPos
+		m.returned += n
+		m.returnPos = m.pos
+		m.remaining, m.unknown = m.verified, 0
+		if n > 0 {
+			o.add(tablebus.Event{Type: tablebus.CardsReturned, Count: n})
+			m.lastSay = append(m.lastSay, games.M("shoe.returned", games.N("count", n)))
+		}
+	}
 	m.round, m.roundPos, m.roundCards, m.hidden, m.bets = 0, nil, nil, nil, nil
 	m.phase = Between
 	// RULES.md §1: when the stop card has appeared, the round in progress is completed, then
@@ -857,13 +926,17 @@ func (m *Machine) cutCard(o *out) error {
 func (m *Machine) account(o *out, left card.Counts, by string) {
 	// RULES.md §1 "Counting": dealt + burned + left behind the cut card = N × 52.
 	p := m.cfg.Proc
-	a := &tablebus.Accounting{Dealt: m.dealt, Burned: m.burned, Left: left.Total(), Want: p.Total()}
+	a := &tablebus.Accounting{Dealt: m.dealt, Burned: m.burned, Left: left.Total(), Returned: m.returned, Want: p.Total()}
 	var missing, extra []card.Card
-	a.Total = a.Dealt + a.Burned + a.Left
+	a.Total = a.Dealt + a.Burned + a.Left - a.Returned // a continuous shuffler took its rounds' cards back
 	ok := a.Total == a.Want
 	var problems []string
 	if !ok {
-		problems = append(problems, fmt.Sprintf("dealt %d + burned %d + left %d = %d, not %d", a.Dealt, a.Burned, a.Left, a.Total, a.Want))
+		if a.Returned > 0 {
+			problems = append(problems, fmt.Sprintf("dealt %d + burned %d + left %d − returned %d = %d, not %d", a.Dealt, a.Burned, a.Left, a.Returned, a.Total, a.Want))
+		} else {
+			problems = append(problems, fmt.Sprintf("dealt %d + burned %d + left %d = %d, not %d", a.Dealt, a.Burned, a.Left, a.Total, a.Want))
+		}
 	}
 	// The composition must match too: what is left is exactly what was never seen, less the
 	// cards that left the shoe unidentified.
@@ -1151,6 +1224,8 @@ func (m *Machine) guidance() tablebus.Event {
 	case m.phase == InRound:
 		n := tablebus.NeedOf(m.eng.Need())
 		e.Need = &n
+	case m.phase == Counting && m.cfg.HandCount:
+		msgs = []games.Msg{games.M("shoe.count-hand", games.N("counted", m.counted.Total()))}
 	case m.phase == Counting:
 		msgs = []games.Msg{games.M("shoe.count")}
 	}

@@ -58,6 +58,9 @@ func diffText(e Event) string {
 func Describe(e Event) string {
 	switch e.Type {
 	case ShoeLoaded:
+		if e.Attested {
+			return fmt.Sprintf("shoe %s: %d decks for %s, attested by %s (verified at the count)", e.Shoe, e.Decks, e.Game, e.By)
+		}
 		return fmt.Sprintf("shoe %s: %d cards loaded for %s (%d decks)", e.Shoe, e.Count, e.Game, e.Decks)
 	case DecksVerified:
 		if e.OK != nil && *e.OK {
@@ -165,6 +168,9 @@ func Describe(e Event) string {
 		if e.OK == nil || !*e.OK {
 			verdict = "ACCOUNTING FAILED: " + e.Problem + diffText(e)
 		}
+		if a.Returned > 0 {
+			return fmt.Sprintf("shoe %s ended: dealt %d + burned %d + left %d − returned %d = %d of %d — %s", e.Shoe, a.Dealt, a.Burned, a.Left, a.Returned, a.Total, a.Want, verdict)
+		}
 		return fmt.Sprintf("shoe %s ended: dealt %d + burned %d + left %d = %d of %d — %s", e.Shoe, a.Dealt, a.Burned, a.Left, a.Total, a.Want, verdict)
 	case Fault:
 		h := ""
@@ -192,6 +198,10 @@ func Describe(e Event) string {
 		return fmt.Sprintf("dealer %s signed in", e.By)
 	case DealerSignedOut:
 		return fmt.Sprintf("dealer %s signed out (%s)", e.By, e.Reason)
+	case CardCounted:
+		return fmt.Sprintf("counted: %s (%d cards left so far)", cardText(e.Card, e.Hidden), e.Count)
+	case CardsReturned:
+		return fmt.Sprintf("round %d: %d cards back into the continuous shuffler", e.Round, e.Count)
 	case LimitsChanged:
 		var ls []string
 		for _, l := range e.Limits {

@@ -44,6 +44,10 @@ const (
 	DealerSignedIn  Type = "dealer.signed-in"  // a dealer signed in at the terminal: by
 	DealerSignedOut Type = "dealer.signed-out" // and out: by, reason ("signed out", "inactive", "relieved")
 	LimitsChanged   Type = "limits.changed"    // the table's limits: limits (every spot's), by, approved
+	// The devices a table may lack: the cards left counted by the reading shoe (a table without
+	// a shuffler's link), and a continuous shuffler's return of every round's cards.
+	CardCounted   Type = "card.counted"   // a card left, read as the dealer passes it through the shoe: card (secure), count
+	CardsReturned Type = "cards.returned" // a round's cards went back into the continuous shuffler: count
 )
 
 // Event is one message of a table's feed. Every event has the envelope (V … Type); the other
@@ -101,7 +105,10 @@ type Event struct {
 	Settle  []Settlement    `json:"settlements,omitempty"`
 	Net     *int64          `json:"net,omitempty"` // round.settled: players' total, cents
 	OK      *bool           `json:"ok,omitempty"`  // decks.verified, shoe.ended
-	Problem string          `json:"problem,omitempty"`
+	// Attested: no device read the cards loaded, the dealer attested N complete decks
+	// (shoe.loaded); the shoe's count verifies them.
+	Attested bool   `json:"attested,omitempty"`
+	Problem  string `json:"problem,omitempty"`
 	// Missing and Extra are the cards a composition lacks or has too many of, once per card
 	// (decks.verified, shoe.ended and their faults). Never public.
 	Missing []card.Card `json:"missing,omitempty"`
@@ -262,7 +269,7 @@ func Decode(b []byte) (Event, error) {
 var types = []Type{ShoeLoaded, DecksVerified, Shuffled, Cut, CutCardPlaced, Burn, RoundOpened, CardDealt, Revealed,
 	Decision, Guide, CutCardReached, RoundResult, RoundSettled, RoundVoided, ShoeEnded, Fault, TableAction,
 	FaultResolved, ProgressiveBet, ProgressiveHand, ProgressiveAward, ProgressiveLink, TableOpened, TableClosed, DealerSignedIn,
-	DealerSignedOut, LimitsChanged, DeviceStatus}
+	DealerSignedOut, LimitsChanged, CardCounted, CardsReturned, DeviceStatus}
 
 var knownTypes = func() map[Type]bool {
 	m := map[Type]bool{}

@@ -157,6 +157,7 @@ var CommandRoles = map[string][]string{
 	"sign-in":     {RoleDealer, RoleSupervisor},
 	"sign-out":    {RoleDealer, RoleSupervisor},
 	"limits":      {RoleSupervisor},
+	"end-shoe":    {RoleDealer, RoleSupervisor},
 }
 
 // SealCommand seals a command for topic, stamping it with the time now.

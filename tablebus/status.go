@@ -54,6 +54,9 @@ type Command struct {
 	Action     string     `json:"action,omitempty"` // table: the chemin de fer bank's "withdraw", "accept", …
 	Amount     int64      `json:"amount,omitempty"` // table
 	Limits     []Limit    `json:"limits,omitempty"` // limits: every spot's
+	// Attest: new-shoe on a table whose shuffler reads no card: how the dealer shuffled the
+	// decks they attest ("hand", "pre-shuffled", "csm").
+	Attest string `json:"attest,omitempty"`
 	// The seal: when it was signed (a command further than CommandWindow from the daemon's
 	// clock is refused), the signing key's id and the signature (seal.go).
 	TS  time.Time `json:"ts,omitzero"`
@@ -78,6 +81,7 @@ var Commands = map[string]string{
 	"sign-in":     "the dealer signed in at the terminal",
 	"sign-out":    "the dealer signed out (reason: signed out, inactive, relieved)",
 	"limits":      "the table's limits change between rounds: limits = every spot's (a supervisor)",
+	"end-shoe":    "end a continuous shuffler's shoe between rounds, to count its cards",
 }
 
 // Reply answers one command on Topics.Replies.

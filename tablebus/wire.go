@@ -154,8 +154,11 @@ type Accounting struct {
 	Dealt  int `json:"dealt"`
 	Burned int `json:"burned"`
 	Left   int `json:"left"`
-	Total  int `json:"total"`
-	Want   int `json:"want"`
+	// Returned counts the cards a continuous shuffler took back after each round: dealt +
+	// burned + left − returned = want.
+	Returned int `json:"returned,omitempty"`
+	Total    int `json:"total"`
+	Want     int `json:"want"`
 }
 
 // Msg is one line of the dealer's guidance as a code of the message catalogs (games/text, one

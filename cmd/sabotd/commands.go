@@ -34,7 +34,9 @@ func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 func commandInput(c tablebus.Command, now time.Time) (any, error) {
 	switch c.Cmd {
 	case "new-shoe":
-		return shoe.StartShoe{By: c.Dealer}, nil
+		return shoe.StartShoe{By: c.Dealer, Attest: c.Attest}, nil
+	case "end-shoe":
+		return shoe.EndShoe{By: c.Dealer, Time: now}, nil
 	case "count":
 		return shoe.CountLeft{By: c.Dealer}, nil
 	case "cutcard-out":

@@ -139,6 +139,7 @@ type options struct {
 	term          termOptions // the dealer terminal (terminal.go)
 	simDealer     string
 	simStack      []card.Card
+	shufflerKind  string
 	key           string
 	keyring       string
 	root          string
@@ -201,6 +202,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 		o.simStack = cs
 		return nil
 	})
+	fs.StringVar(&o.shufflerKind, "shuffler", "sabot", "the shuffler: sabot (a Sabot-protocol shuffler on --shuffler-port, which reads and counts the cards), none (no shuffler's link: the dealer shuffles by hand or opens pre-shuffled packs and attests them at the terminal; the count passes the cards left through the shoe) or csm (a continuous shuffler, blackjack: no cut, no stop card, every round's cards go back)")
 	fs.StringVar(&o.simDealer, "sim-dealer", "on", "simulation: on, the simulated dealer gives every command; off, the dealer terminal does (the simulated hands still draw the cards and load the shoe)")
 	addJournalFlags(fs, &o.jopt)
 	fs.StringVar(&o.key, "key", "", "the table's Ed25519 signing key (sabot keys table); empty: development keys beside the journal")
@@ -251,10 +253,17 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	default:
 		return nil, fmt.Errorf("shoe %q: reader or camera", o.shoeKind)
 	}
+	switch o.shufflerKind {
+	case "sabot", "none", "csm":
+	default:
+		return nil, fmt.Errorf("shuffler %q: sabot, none or csm", o.shufflerKind)
+	}
 	if !o.sim {
 		switch {
-		case o.shufflerPort == "":
-			return nil, fmt.Errorf("no shuffler: give --shuffler-port, or --sim for simulated devices")
+		case o.shufflerPort == "" && o.shufflerKind == "sabot":
+			return nil, fmt.Errorf("no shuffler: give --shuffler-port, or --sim for simulated devices, or --shuffler none (cards shuffled by hand) or csm (a continuous shuffler)")
+		case o.shufflerPort != "" && o.shufflerKind != "sabot":
+			return nil, fmt.Errorf("shuffler-port with --shuffler %s: that shuffler has no link", o.shufflerKind)
 		case o.shoeKind == "reader" && o.shoePort == "":
 			return nil, fmt.Errorf("no shoe: give --shoe-port (a reading shoe), --shoe camera, or --sim for simulated devices")
 		case o.shoeKind == "camera" && (o.camera == "" || o.visionProfile == ""):
@@ -360,6 +369,14 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	if o.shufflerKind == "csm" {
+		if o.burn != "" || o.stopCard != 0 {
+			return fmt.Errorf("a continuous shuffler's shoe has no burn and no stop card (RULES.md §1): drop --burn and --stop-card")
+		}
+		if proc, err = proc.WithContinuous(); err != nil {
+			return err
+		}
+	}
 	if o.burn != "" {
 		if proc, err = proc.WithBurn(o.burn); err != nil {
 			return err
@@ -401,7 +418,7 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	j, session := sj.j, sj.session
 	defer j.Close()
-	m, err := restore(ctx, j, proc, eng, o.table, o.progPool)
+	m, err := restore(ctx, j, shoe.Config{Proc: proc, Engine: eng, Table: o.table, Progressive: o.progPool, HandCount: o.shufflerKind != "sabot"})
 	if err != nil {
 		return err
 	}
@@ -453,7 +470,11 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if devs.sim != nil {
 		devs.sim.restore(m)
 	}
-	loop := shoe.NewLoop(m, devs.shuffler, ob, log)
+	var shuf shoe.Shuffler // none: the dealer attests the cards, the shoe counts them
+	if devs.shuffler != nil {
+		shuf = devs.shuffler
+	}
+	loop := shoe.NewLoop(m, shuf, ob, log)
 	var printer *outbox.Observer
 	if !o.quiet {
 		printer = ob.Observe()
@@ -507,7 +528,7 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		g.Go(func() error { return term.run(gctx) })
 	}
 	g.Go(func() error { return loop.Run(gctx) })
-	if m.Phase() == shoe.Verified {
+	if m.Phase() == shoe.Verified && shuf != nil {
 		g.Go(func() error { // shuffle the load verified before the restart
 			if err := loop.Do(gctx, shoe.StartShoe{}); err != nil && gctx.Err() == nil {
 				log.Warn("shuffling the load verified before the restart", "err", err)
@@ -571,8 +592,9 @@ var errDone = errors.New("simulation done")
 
 // restore builds the table's machine and, if the journal holds a shoe that has not ended,
 // replays it so that the daemon stands where it stood: same shoe, same round, same engine state.
-func restore(ctx context.Context, j *journal.Journal, proc shoe.Procedure, eng games.Engine, table, pool string) (*shoe.Machine, error) {
-	m, err := shoe.Restore(ctx, j, shoe.Config{Proc: proc, Engine: eng, Table: table, Manage: catalog.Manage, Progressive: pool})
+func restore(ctx context.Context, j *journal.Journal, cfg shoe.Config) (*shoe.Machine, error) {
+	cfg.Manage = catalog.Manage
+	m, err := shoe.Restore(ctx, j, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%w (journal %s)", err, j.Path())
 	}

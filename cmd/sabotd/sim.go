@@ -36,6 +36,13 @@ type simTable struct {
 	unloaded bool        // the simulated hands put the cards left in the shuffler at this shoe's end
 	stack    []card.Card // --sim-stack: the first shoe's first cards, once
 	log      *slog.Logger
+	// mode is --shuffler: "sabot" (the simulated shuffler reads, shuffles and counts), "none"
+	// (the dealer's hands shuffle and pass the cards left through the shoe) or "csm" (a
+	// continuous shuffler takes every round's cards back).
+	mode     string
+	pile     []card.Card // none, csm: the cards in the dealer's hands, out of shoe and discards
+	inShoe   int         // csm: rounds dealt in the shoe, for the simulated dealer to end it
+	counting bool        // none, csm: the cards left are being passed through the shoe
 }
 
 func newSimTable(ctx context.Context, o *options, proc shoe.Procedure, log *slog.Logger) (*simTable, error) {
@@ -47,7 +54,8 @@ func newSimTable(ctx context.Context, o *options, proc shoe.Procedure, log *slog
 	if err != nil {
 		return nil, err
 	}
-	t := &simTable{shuffler: sh, misread: o.simMisread, dealer: shoetest.NewDealer(o.game, proc, seed), log: log.With("sim", "hands"), stack: o.simStack}
+	t := &simTable{shuffler: sh, misread: o.simMisread, dealer: shoetest.NewDealer(o.game, proc, seed), log: log.With("sim", "hands"), stack: o.simStack,
+		mode: o.shufflerKind}
 	// A baccarat table's side bets (option side-bets, or its pay table's own) get bettors too.
 	if b, err := baccarat.New(games.Config{Game: o.game, Options: o.options.m}); err == nil {
 		t.dealer.Bettors = shoetest.SideBettors(t.dealer.Bettors, b.SideSpots(), 100)
@@ -88,6 +96,13 @@ func (t *simTable) restore(m *shoe.Machine) {
 	}
 	switch m.Phase() {
 	case shoe.Idle, shoe.Verified:
+		if t.mode != "sabot" { // in the dealer's hands
+			t.pile = list(card.Decks(t.decks))
+			if m.Phase() == shoe.Verified {
+				t.pack, t.pile = t.pile, nil
+			}
+			return
+		}
 		// New cards, or the load the shuffler holds: N complete decks in its input tray.
 		for range t.decks {
 			t.shuffler.Insert(card.Deck())
@@ -148,10 +163,28 @@ func (t *simTable) deal(ctx context.Context, ob *outbox.Observer, loop *shoe.Loo
 			log.Error("SIM: WRONG READ", "drawn", t.lastCard.String(), "read", e.Card.String(), "seq", e.Seq)
 		}
 		t.dealer.Observe(e)
-		if hands {
-			if err := t.handle(e); err != nil {
-				log.Warn("simulated hands", "event", e.Type, "err", err)
+		if err := t.handle(e, hands); err != nil {
+			log.Warn("simulated hands", "event", e.Type, "err", err)
+		}
+		if e.Type == tablebus.Guide && t.mode != "sabot" && e.State == shoe.Counting.String() && t.cardsToPass() {
+			// No shuffler counts the cards left: the dealer passes them through the shoe.
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(o.simPace):
 			}
+			if err := t.passOne(ctx); err != nil && ctx.Err() == nil {
+				log.Warn("simulated hands: passing a card left", "err", err)
+			}
+			continue
+		}
+		if e.Type == tablebus.Guide && t.mode == "csm" && !hands && e.State == shoe.Between.String() && t.inShoe >= csmRounds {
+			// The simulated dealer ends a continuous shuffler's shoe now and then, to count it.
+			t.inShoe = 0
+			if err := loop.Do(ctx, shoe.EndShoe{By: t.dealer.ID, Time: time.Now()}); err != nil && ctx.Err() == nil {
+				log.Warn("simulated dealer: ending the shoe", "err", err)
+			}
+			continue
 		}
 		switch e.Type {
 		case tablebus.CardDealt, tablebus.Burn, tablebus.Fault, tablebus.CutCardReached, tablebus.ShoeEnded:
@@ -195,6 +228,10 @@ func (t *simTable) act(ctx context.Context, a shoetest.Action, loop *shoe.Loop) 
 	now := time.Now()
 	switch a.Kind {
 	case shoetest.NewShoe:
+		if t.mode != "sabot" {
+			t.gather()
+			return loop.Do(ctx, shoe.StartShoe{Attest: t.attest(), By: t.dealer.ID})
+		}
 		t.loadShuffler()
 		return loop.Do(ctx, shoe.StartShoe{})
 	case shoetest.Cut:
@@ -206,7 +243,7 @@ func (t *simTable) act(ctx context.Context, a shoetest.Action, loop *shoe.Loop) 
 		t.placeCut(a.Behind)
 		return loop.Do(ctx, shoe.CutCardPlaced{Behind: a.Behind, Dealer: t.dealer.ID, Time: now})
 	case shoetest.Draw:
-		if t.shoe.Remaining() == 0 && len(t.pack) == 0 {
+		if t.shoe.Remaining() == 0 && len(t.pack) == 0 && t.mode == "sabot" {
 			t.pack = t.shuffler.TakeOutput() // poker: no cut, no stop card
 		}
 		if len(t.pack) > 0 { // a pack without a stop card (poker) goes into the shoe as it is
@@ -244,6 +281,9 @@ func (t *simTable) act(ctx context.Context, a shoetest.Action, loop *shoe.Loop) 
 	case shoetest.Manage:
 		return loop.Do(ctx, shoe.TableAction{Action: a.Manage, Dealer: t.dealer.ID, Time: now})
 	case shoetest.Count:
+		if t.mode != "sabot" { // the cards left were passed through the shoe
+			return loop.Do(ctx, shoe.CountLeft{By: t.dealer.ID})
+		}
 		t.unloadShoe()
 		return loop.Do(ctx, shoe.CountLeft{})
 	}
@@ -312,22 +352,96 @@ func (t *simTable) unloadShoe() {
 	t.pack = nil
 }
 
-// handle is the simulated hands' answer to what the dealer terminal had the table do: the cut
-// and the stop card where the terminal said, the cards carried at the shoe's end and start.
-func (t *simTable) handle(e tablebus.Event) error {
+// handle is the simulated hands' answer to what the table did that has no command of its own:
+// a continuous shuffler's return of a round's cards and its first load (every mode), and, with
+// the dealer terminal dealing (hands), the cut and the stop card where the terminal said and
+// the cards carried at the shoe's end and start.
+func (t *simTable) handle(e tablebus.Event, hands bool) error {
 	switch {
+	case e.Type == tablebus.CardsReturned:
+		t.returnCards()
+	case e.Type == tablebus.Shuffled && t.mode == "csm":
+		t.loadPack() // the continuous shuffler's output is the shoe: no cut, no stop card
+	case e.Type == tablebus.RoundSettled || e.Type == tablebus.RoundVoided:
+		t.inShoe++
+	case !hands:
 	case e.Type == tablebus.Cut:
 		return t.cut(e.At)
 	case e.Type == tablebus.CutCardPlaced:
 		t.placeCut(e.Behind)
-	case e.Type == tablebus.Guide && e.State == shoe.Counting.String() && !t.unloaded:
+	case e.Type == tablebus.Guide && e.State == shoe.Counting.String() && !t.unloaded && t.mode == "sabot":
 		t.unloadShoe()
 		t.unloaded = true
+	case e.Type == tablebus.Guide && e.State == shoe.Idle.String() && t.mode != "sabot" && len(t.pack) == 0:
+		t.gather()
 	case e.Type == tablebus.Guide && e.State == shoe.Idle.String() && len(t.discards) > 0:
 		t.loadShuffler()
 	}
 	if e.Type == tablebus.Guide && e.State != shoe.Counting.String() && e.State != "held" {
 		t.unloaded = false
+	}
+	return nil
+}
+
+// csmRounds is how many rounds the simulated dealer deals from a continuous shuffler before
+// ending its shoe to count it.
+const csmRounds = 20
+
+// attest is how the simulated dealer says the cards were shuffled.
+func (t *simTable) attest() string {
+	if t.mode == "csm" {
+		return "csm"
+	}
+	return "hand"
+}
+
+// gather takes every card off the table into the dealer's hands and shuffles them there (no
+// shuffler's link) or loads them into the continuous shuffler: the next shoe's pack.
+func (t *simTable) gather() {
+	cards := append(append(t.pile, t.discards...), t.shoe.Unload()...)
+	t.pile, t.discards = nil, nil
+	t.dealer.Rng.Shuffle(len(cards), func(i, j int) { cards[i], cards[j] = cards[j], cards[i] })
+	t.pack = cards
+}
+
+// loadPack puts the pack in the shoe as it is (no stop card).
+func (t *simTable) loadPack() {
+	t.stackPack()
+	var stack []readershoetest.Item
+	for _, c := range t.pack {
+		stack = append(stack, readershoetest.Item{Card: c})
+	}
+	t.pack = nil
+	t.shoe.Load(stack)
+}
+
+// returnCards puts the round's cards back into the continuous shuffler, at random places.
+func (t *simTable) returnCards() {
+	cards := append(t.shoe.Unload(), t.discards...)
+	t.discards = nil
+	t.dealer.Rng.Shuffle(len(cards), func(i, j int) { cards[i], cards[j] = cards[j], cards[i] })
+	var stack []readershoetest.Item
+	for _, c := range cards {
+		stack = append(stack, readershoetest.Item{Card: c})
+	}
+	t.shoe.Load(stack)
+}
+
+// cardsToPass reports whether cards are left to pass through the shoe at the count.
+func (t *simTable) cardsToPass() bool { return t.shoe.Remaining() > 0 || len(t.pack) > 0 }
+
+// passOne passes one card left through the reading shoe, to be counted.
+func (t *simTable) passOne(ctx context.Context) error {
+	if t.shoe.Remaining() == 0 && len(t.pack) > 0 {
+		t.loadPack() // a pack never dealt (a poker round nobody played)
+	}
+	t.shoe.SetBurnMode(false)
+	it, err := t.shoe.DrawItem(ctx)
+	if err != nil {
+		return err
+	}
+	if !it.Cut {
+		t.discards = append(t.discards, it.Card)
 	}
 	return nil
 }

@@ -107,7 +107,7 @@ func newTerminal(ctx context.Context, d termDeps) (*dealerTerminal, error) {
 	t, err := terminal.New(terminal.Options{
 		Table: o.table, Game: o.game, Family: d.family, Seats: o.term.seats,
 		Proc:  terminal.Procedure{Total: d.proc.Total(), CutMinEnd: d.proc.CutMinEnd, BehindMin: d.proc.BehindMin, BehindMax: d.proc.BehindMax},
-		Spots: spots, Limits: limits, Closed: d.m.Closed(), People: people, Send: dt.send, Idle: o.term.idle, Logger: d.log, Sim: o.sim,
+		Spots: spots, Limits: limits, Closed: d.m.Closed(), People: people, Send: dt.send, Idle: o.term.idle, Logger: d.log, Sim: o.sim, Shuffler: o.shufflerKind,
 		OnLock: func(id string) {
 			// The lock is the table's own observation, journaled and published for surveillance.
 			if err := d.ob.Fault(context.WithoutCancel(ctx), "dealer-locked",

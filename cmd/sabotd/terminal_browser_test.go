@@ -502,6 +502,68 @@ func TestDealerTerminal(t *testing.T) {
 		x.checkCommands(map[string]string{"decision": "dealer.dev", "bets": "dealer.dev"})
 	})
 
+	t.Run("no-shuffler", func(t *testing.T) {
+		// No shuffler's link: the dealer attests a hand-shuffled deck, and at the end the
+		// simulated hands pass the cards left through the shoe before the count.
+		x := startDealt(t, sabotd, actx, "three-card-poker", "--shuffler", "none")
+		x.do("the page", chromedp.EmulateViewport(1280, 800), chromedp.Navigate(x.page), chromedp.WaitVisible(`#signin-form`))
+		x.signIn("dealer.dev", devDealerPIN)
+		x.do("signed in", chromedp.WaitVisible(`#who`))
+		x.state("idle", "idle")
+		x.tap("attest: shuffled by hand", `button[data-do="new-shoe"][data-attest="hand"]`)
+		x.approve("attest")
+		x.state("the bets", "between-rounds")
+		x.bet(2, "ante", "5")
+		x.tap("no more bets", `button[data-do="bets"]`)
+		x.decide(2, "play")
+		x.state("the count", "counting")
+		x.rec.waitUntil(t, "the cards left passed through the shoe", time.Minute, func() bool {
+			return len(find(x.rec.events(t, "secure"), tablebus.CardCounted, nil)) == 46
+		})
+		x.do("the count's guidance", chromedp.WaitVisible(`#guide .line`))
+		x.shot("no-shuffler-count.png", 1280, 800)
+		x.tap("count", `button[data-do="count"]`)
+		x.state("the shoe ended", "idle")
+		evs := x.journal()
+		loaded := find(evs, tablebus.ShoeLoaded, nil)
+		if len(loaded) != 1 || !loaded[0].Attested || loaded[0].By != "dealer.dev" {
+			t.Errorf("the shoe loaded: %s", js(loaded))
+		}
+		if sh := find(evs, tablebus.Shuffled, nil); len(sh) != 1 || sh[0].By != "hand" {
+			t.Errorf("shuffled: %s", js(sh))
+		}
+		end := find(evs, tablebus.ShoeEnded, nil)
+		if len(end) != 1 || !*end[0].OK || end[0].Account.Left != 46 {
+			t.Errorf("the count: %s", js(end))
+		}
+	})
+
+	t.Run("continuous-shuffler", func(t *testing.T) {
+		x := startDealt(t, sabotd, actx, "blackjack", "--shuffler", "csm", "--sim-stack", "Ts,7h,As,Td")
+		x.do("the page", chromedp.EmulateViewport(1280, 800), chromedp.Navigate(x.page), chromedp.WaitVisible(`#signin-form`))
+		x.signIn("dealer.dev", devDealerPIN)
+		x.do("signed in", chromedp.WaitVisible(`#who`))
+		x.state("idle", "idle")
+		x.tap("attest: loaded in the shuffler", `button[data-do="new-shoe"][data-attest="csm"]`)
+		x.approve("attest")
+		x.state("no cut, no stop card: the bets", "between-rounds")
+		x.bet(1, "main", "10")
+		x.tap("no more bets", `button[data-do="bets"]`)
+		x.do("the round settles", chromedp.WaitVisible(`#settle .line`))
+		if got := x.text("#guide"); !strings.Contains(got, "the round's 4 cards go back into the continuous shuffler") {
+			t.Errorf("the guidance after the round: %q", got)
+		}
+		x.shot("continuous-shuffler.png", 1280, 800)
+		evs := x.journal()
+		if r := find(evs, tablebus.CardsReturned, nil); len(r) != 1 || r[0].Count != 4 {
+			t.Errorf("the return: %s", js(r))
+		}
+		if c := append(find(evs, tablebus.Cut, nil), find(evs, tablebus.CutCardPlaced, nil)...); len(c) != 0 {
+			t.Errorf("a continuous shuffler's shoe was cut: %s", js(c))
+		}
+		x.do("end the shoe", chromedp.WaitVisible(`button[data-do="end-shoe"]`))
+	})
+
 	t.Run("three-card-poker", func(t *testing.T) {
 		x := startDealt(t, sabotd, actx, "three-card-poker")
 		x.do("the page", chromedp.EmulateViewport(1280, 800), chromedp.Navigate(x.page), chromedp.WaitVisible(`#signin-form`))

@@ -59,6 +59,7 @@ type ShoeView struct {
 	Left       int                  `json:"left"`       // still in the shoe
 	CutBehind  int                  `json:"cut_behind"` // cards behind the stop card; 0 when none is placed
 	CutReached bool                 `json:"cut_reached,omitempty"`
+	Returned   int                  `json:"returned,omitempty"` // cards a continuous shuffler took back
 	Ended      bool                 `json:"ended,omitempty"`
 	Accounting *tablebus.Accounting `json:"accounting,omitempty"`
 	OK         *bool                `json:"ok,omitempty"` // the end-of-shoe accounting (RULES.md §1 "Counting")
@@ -328,6 +329,8 @@ func (t *table) apply(e tablebus.Event) (alerts []Alert, resolved [][2]string) {
 		s.Ended = s.Ended && e.State == "idle"
 	case tablebus.CutCardReached:
 		s.CutReached = true
+	case tablebus.CardsReturned:
+		s.Returned += e.Count
 	case tablebus.RoundResult:
 		t.result(e)
 	case tablebus.RoundSettled:
@@ -383,7 +386,7 @@ func (t *table) apply(e tablebus.Event) (alerts []Alert, resolved [][2]string) {
 	case tablebus.DeviceStatus:
 		t.device(Device{Name: e.Device, State: e.State, Detail: e.Problem, Since: e.TS})
 	}
-	s.Left = max(0, s.Total-s.Out)
+	s.Left = max(0, s.Total-(s.Out-s.Returned))
 	alerts = append(alerts, t.observeOdds(e)...)
 	if e.Type == tablebus.CardDealt && e.Pos > 0 {
 		// A card from the shoe is the reading shoe working.

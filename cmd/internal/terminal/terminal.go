@@ -52,6 +52,9 @@ type Options struct {
 	Now    func() time.Time
 	// Sim says the devices are simulated (the page says so).
 	Sim bool
+	// Shuffler is the table's shuffler: "sabot" (it reads the cards), "none" (the dealer
+	// attests hand-shuffled or pre-shuffled cards) or "csm" (a continuous shuffler).
+	Shuffler string
 }
 
 // Terminal is one table's dealer terminal: the table as the page shows it, built from the
@@ -96,6 +99,9 @@ func New(o Options) (*Terminal, error) {
 	}
 	if o.Seats <= 0 {
 		o.Seats = 7
+	}
+	if o.Shuffler == "" {
+		o.Shuffler = "sabot"
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -355,7 +361,8 @@ type Action struct {
 	Limits   []tablebus.Limit `json:"limits,omitempty"`
 	Action   string           `json:"action,omitempty"` // table: the chemin de fer bank's
 	Amount   int64            `json:"amount,omitempty"`
-	ID       string           `json:"id,omitempty"` // unlock: whom
+	ID       string           `json:"id,omitempty"`     // unlock: whom
+	Attest   string           `json:"attest,omitempty"` // new-shoe without a shuffler's reading: hand, pre-shuffled, csm
 	Approval *Approval        `json:"approval,omitempty"`
 }
 
@@ -513,7 +520,15 @@ func (t *Terminal) command(a Action, g tablebus.Event, fault *tablebus.Event, cl
 		if err := want("idle", "verified"); err != nil && !(state == "held" && g.Code == "deck") {
 			return tablebus.Command{}, err
 		}
-		return tablebus.Command{Cmd: "new-shoe"}, nil
+		if ok := map[string][]string{"sabot": {""}, "none": {"hand", "pre-shuffled"}, "csm": {"csm"}}[t.o.Shuffler]; !slices.Contains(ok, a.Attest) {
+			return tablebus.Command{}, refuse(400, "err.attest", "attest", a.Attest)
+		}
+		return tablebus.Command{Cmd: "new-shoe", Attest: a.Attest}, nil
+	case "end-shoe":
+		if err := want("between-rounds"); err != nil {
+			return tablebus.Command{}, err
+		}
+		return tablebus.Command{Cmd: "end-shoe"}, nil
 	case "count":
 		if err := want("counting"); err != nil {
 			return tablebus.Command{}, err

@@ -15,13 +15,15 @@ import (
 // a catalog (the engine's guidance from games/text, the page's own from ui/); the page adds
 // none but the numbers.
 type View struct {
-	Version uint64  `json:"version"`
-	Table   string  `json:"table"`
-	Game    string  `json:"game"`
-	Family  string  `json:"family"`
-	Sim     bool    `json:"sim,omitempty"`
-	Signed  *Signed `json:"signed,omitempty"`
-	IdleIn  int     `json:"idle_in,omitempty"` // seconds until the sign-out for inactivity
+	Version uint64 `json:"version"`
+	Table   string `json:"table"`
+	Game    string `json:"game"`
+	Family  string `json:"family"`
+	Sim     bool   `json:"sim,omitempty"`
+	// Shuffler is the table's: "sabot", "none" (cards attested), "csm" (a continuous shuffler).
+	Shuffler string  `json:"shuffler"`
+	Signed   *Signed `json:"signed,omitempty"`
+	IdleIn   int     `json:"idle_in,omitempty"` // seconds until the sign-out for inactivity
 
 	Seq    uint64 `json:"seq"`   // the guidance shown: an action names it
 	State  string `json:"state"` // the shoe's phase, or "held"
@@ -101,7 +103,7 @@ func (t *Terminal) View(token string) View {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	lang := English
-	v := View{Version: t.version, Table: t.o.Table, Game: t.o.Game, Family: t.o.Family, Sim: t.o.Sim,
+	v := View{Version: t.version, Table: t.o.Table, Game: t.o.Game, Family: t.o.Family, Sim: t.o.Sim, Shuffler: t.o.Shuffler,
 		Seats: t.o.Seats, Proc: t.o.Proc, Limits: slices.Clone(t.limits), Closed: t.closed}
 	if v.Limits == nil {
 		v.Limits = []tablebus.Limit{}

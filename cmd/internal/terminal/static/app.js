@@ -167,8 +167,7 @@ function renderPanel(v) {
   let html = `<p class="error" id="error" role="alert">${esc(state.error || '')}</p>`;
   switch (v.state) {
     case 'held': html += heldPanel(v); break;
-    case 'idle': html += stepPanel('ui.new-shoe', 'ui.new-shoe-hint', 'new-shoe'); break;
-    case 'verified': html += stepPanel('ui.new-shoe', 'ui.new-shoe-hint', 'new-shoe'); break;
+    case 'idle': case 'verified': html += newShoePanel(v); break;
     case 'shuffled': html += numberPanel('ui.cut', T('ui.cut-hint', { min: v.proc.cut_min, max: v.proc.total - v.proc.cut_min }), 'cut', 'ui.do-cut'); break;
     case 'cut': {
       const exact = v.proc.behind_min === v.proc.behind_max;
@@ -178,12 +177,23 @@ function renderPanel(v) {
       break;
     }
     case 'burning': html += `<p class="hint">${esc(T('ui.wait', { what: T('ui.burning') }))}</p>`; break;
-    case 'between-rounds': html += v.closed ? '' : betsPanel(v); break;
+    case 'between-rounds':
+      html += v.closed ? '' : betsPanel(v);
+      if (v.shuffler === 'csm') html += `<button data-do="end-shoe">${esc(T('ui.end-shoe'))}</button>`;
+      break;
     case 'in-round': html += roundPanel(v); break;
-    case 'counting': html += stepPanel('ui.count', 'ui.count-hint', 'count'); break;
+    case 'counting': html += stepPanel('ui.count', v.shuffler === 'sabot' ? 'ui.count-hint' : 'ui.count-hand-hint', 'count'); break;
   }
   if (['idle', 'between-rounds', 'counting'].includes(v.state)) html += tablePanel(v);
   p.innerHTML = html;
+}
+
+// newShoePanel: the shuffler reads the cards, or the dealer attests them.
+function newShoePanel(v) {
+  if (v.shuffler === 'sabot') return stepPanel('ui.new-shoe', 'ui.new-shoe-hint', 'new-shoe');
+  const ways = v.shuffler === 'csm' ? [['csm', 'ui.attest-csm']] : [['hand', 'ui.attest-hand'], ['pre-shuffled', 'ui.attest-pre']];
+  return `<h2>${esc(T('ui.new-shoe'))}</h2><p class="hint">${esc(T('ui.attest-hint'))}</p>` +
+    ways.map(([a, code]) => `<button class="big go" data-do="new-shoe" data-attest="${a}">${esc(T(code))}</button>`).join('');
 }
 
 function stepPanel(title, hint, what) {
@@ -435,7 +445,8 @@ async function onTap(ev) {
       return;
     }
     case 'approve': await approve(); return;
-    case 'new-shoe': case 'count': case 'cutcard-out': case 'open': case 'close':
+    case 'new-shoe': await act(d.attest ? { do: 'new-shoe', attest: d.attest } : { do: 'new-shoe' }); return;
+    case 'count': case 'cutcard-out': case 'open': case 'close': case 'end-shoe':
       await act({ do: d.do });
       return;
   }
