@@ -66,12 +66,16 @@ type peopleFile struct {
 	People []Person `json:"people"`
 }
 
-// People is the file of a terminal's people. Its methods are safe for concurrent use.
+// People is the file of a terminal's people. Its methods are safe for concurrent use. Each
+// reads the file again if another process replaced it since (`sabot dealers add` or `unlock`
+// beside a running daemon), so that the change takes effect and the daemon's next write does
+// not undo it.
 type People struct {
 	path string
 	mu   sync.Mutex
 	f    peopleFile
-	kdf  sync.Mutex // one derivation at a time: a burst of tries cannot exhaust memory
+	seen os.FileInfo // the file as last read or written: nil, none yet
+	kdf  sync.Mutex  // one derivation at a time: a burst of tries cannot exhaust memory
 }
 
 // Errors of signing in; callers branch on them (errors.Is).
@@ -106,25 +110,44 @@ func (e *WrongPIN) Unwrap() []error {
 // first Add.
 func OpenPeople(path string) (*People, error) {
 	p := &People{path: path, f: peopleFile{V: 1}}
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return p, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("terminal: %w", err)
-	}
-	if err := strictJSON(b, &p.f); err != nil {
-		return nil, fmt.Errorf("terminal: %s: %w", path, err)
-	}
-	if p.f.V != 1 {
-		return nil, fmt.Errorf("terminal: %s: version %d, want 1", path, p.f.V)
-	}
-	for _, x := range p.f.People {
-		if err := x.valid(); err != nil {
-			return nil, fmt.Errorf("terminal: %s: %w", path, err)
-		}
+	if err := p.fresh(); err != nil {
+		return nil, err
 	}
 	return p, nil
+}
+
+// fresh reads the file again if it is not the one last read or written (replaced, or changed
+// in place); the caller holds p.mu, or is OpenPeople. A file that no longer reads keeps the
+// state as it was and is an error: nobody signs in on a damaged file.
+func (p *People) fresh() error {
+	fi, err := os.Stat(p.path)
+	if errors.Is(err, os.ErrNotExist) && p.seen == nil {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("terminal: %w", err)
+	}
+	if p.seen != nil && os.SameFile(fi, p.seen) && fi.ModTime().Equal(p.seen.ModTime()) && fi.Size() == p.seen.Size() {
+		return nil
+	}
+	b, err := os.ReadFile(p.path)
+	if err != nil {
+		return fmt.Errorf("terminal: %w", err)
+	}
+	var f peopleFile
+	if err := strictJSON(b, &f); err != nil {
+		return fmt.Errorf("terminal: %s: %w", p.path, err)
+	}
+	if f.V != 1 {
+		return fmt.Errorf("terminal: %s: version %d, want 1", p.path, f.V)
+	}
+	for _, x := range f.People {
+		if err := x.valid(); err != nil {
+			return fmt.Errorf("terminal: %s: %w", p.path, err)
+		}
+	}
+	p.f, p.seen = f, fi
+	return nil
 }
 
 func (x Person) valid() error {
@@ -150,6 +173,7 @@ func (p *People) Path() string { return p.path }
 func (p *People) List() []Person {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.fresh() // a file that no longer reads: the list as last read
 	out := make([]Person, len(p.f.People))
 	for i, x := range p.f.People {
 		out[i] = Person{ID: x.ID, Role: x.Role, Lang: x.Lang, Pub: x.Pub, Failed: x.Failed, Locked: x.Locked}
@@ -192,6 +216,9 @@ func (p *People) Add(id, role, lang, pin string, priv ed25519.PrivateKey, k KDF)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if err := p.fresh(); err != nil {
+		return err
+	}
 	f := p.f
 	f.People = slices.Clone(f.People)
 	if i := slices.IndexFunc(f.People, func(y Person) bool { return y.ID == id }); i >= 0 {
@@ -214,6 +241,10 @@ func newGCM(key []byte) (cipher.AEAD, error) {
 // towards the lock (a *WrongPIN); a locked person is refused without a try (ErrLocked).
 func (p *People) SignIn(id, pin string) (Person, ed25519.PrivateKey, error) {
 	p.mu.Lock()
+	if err := p.fresh(); err != nil {
+		p.mu.Unlock()
+		return Person{}, nil, err
+	}
 	i := slices.IndexFunc(p.f.People, func(y Person) bool { return y.ID == id })
 	if i < 0 {
 		p.mu.Unlock()
@@ -230,6 +261,9 @@ func (p *People) SignIn(id, pin string) (Person, ed25519.PrivateKey, error) {
 
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if err := p.fresh(); err != nil {
+		return Person{}, nil, err
+	}
 	i = slices.IndexFunc(p.f.People, func(y Person) bool { return y.ID == id })
 	if i < 0 || !slices.Equal(p.f.People[i].Salt, x.Salt) {
 		return Person{}, nil, fmt.Errorf("%w: %q (changed meanwhile)", ErrUnknown, id)
@@ -268,6 +302,9 @@ func (p *People) SignIn(id, pin string) (Person, ed25519.PrivateKey, error) {
 func (p *People) Unlock(id string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if err := p.fresh(); err != nil {
+		return err
+	}
 	i := slices.IndexFunc(p.f.People, func(y Person) bool { return y.ID == id })
 	if i < 0 {
 		return fmt.Errorf("%w: %q", ErrUnknown, id)
@@ -284,6 +321,9 @@ func (p *People) SetLang(id, lang string) error {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if err := p.fresh(); err != nil {
+		return err
+	}
 	i := slices.IndexFunc(p.f.People, func(y Person) bool { return y.ID == id })
 	if i < 0 {
 		return fmt.Errorf("%w: %q", ErrUnknown, id)
@@ -334,6 +374,7 @@ func (p *People) write(f peopleFile) error {
 		d.Close()
 	}
 	p.f = f
+	p.seen, _ = os.Stat(p.path) // not found: the next call reads it again
 	return nil
 }
 

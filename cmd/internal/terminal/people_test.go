@@ -101,6 +101,56 @@ func TestPeople(t *testing.T) {
 	}
 }
 
+// TestPeopleBesideADaemon: `sabot dealers unlock` and `add` write the file a running daemon
+// holds open; the daemon takes the change at its next sign-in, and its own next write keeps it.
+func TestPeopleBesideADaemon(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "dealers.json")
+	daemon, err := OpenPeople(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, d7, _ := ed25519.GenerateKey(nil)
+	_, d8, _ := ed25519.GenerateKey(nil)
+	if err := daemon.Add("dealer.D7", tablebus.RoleDealer, "es", "4711", d7, cheap); err != nil {
+		t.Fatal(err)
+	}
+	for range MaxTries {
+		daemon.SignIn("dealer.D7", "0000")
+	}
+	cli, err := OpenPeople(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cli.Unlock("dealer.D7"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := daemon.SignIn("dealer.D7", "4711"); err != nil {
+		t.Fatalf("the daemon after the unlock beside it: %v", err)
+	}
+	if err := cli.Add("dealer.D8", tablebus.RoleDealer, "en", "8888", d8, cheap); err != nil {
+		t.Fatal(err)
+	}
+	if err := daemon.SetLang("dealer.D7", "en"); err != nil { // the daemon writes
+		t.Fatal(err)
+	}
+	again, err := OpenPeople(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := again.List()
+	if len(l) != 2 || l[0].ID != "dealer.D7" || l[0].Lang != "en" || l[0].Locked || l[1].ID != "dealer.D8" {
+		t.Fatalf("the file after both wrote: %+v", l)
+	}
+	if _, _, err := daemon.SignIn("dealer.D8", "8888"); err != nil {
+		t.Fatalf("a dealer added beside the daemon: %v", err)
+	}
+	// A file damaged beside the daemon: nobody signs in on it, and the error names it.
+	os.WriteFile(path, []byte("{"), 0o600)
+	if _, _, err := daemon.SignIn("dealer.D7", "4711"); err == nil || !strings.Contains(err.Error(), path) {
+		t.Fatalf("a damaged file: %v", err)
+	}
+}
+
 // BenchmarkSignIn measures one PIN's derivation with DefaultKDF: the time a sign-in, or a
 // supervisor's approval, takes before the command is signed.
 func BenchmarkSignIn(b *testing.B) {
