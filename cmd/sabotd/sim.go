@@ -57,9 +57,13 @@ func newSimTable(ctx context.Context, o *options, proc shoe.Procedure, log *slog
 	t := &simTable{shuffler: sh, misread: o.simMisread, dealer: shoetest.NewDealer(o.game, proc, seed), log: log.With("sim", "hands"), stack: o.simStack,
 		mode: o.shufflerKind}
 	// A baccarat table's side bets (option side-bets, or its pay table's own) get bettors too.
-	if b, err := baccarat.New(games.Config{Game: o.game, Options: o.options.m}); err == nil {
+	// Every bet is within the table's limits (--limits, and option limits' seed 003 range).
+	limits, _ := parseLimits(o.limits) // checked where the table's engine is made
+	if b, err := baccarat.New(games.Config{Game: o.game, Limits: limits, Options: o.options.m}); err == nil {
 		t.dealer.Bettors = shoetest.SideBettors(t.dealer.Bettors, b.SideSpots(), 100)
+		limits = b.Limits()
 	}
+	t.dealer.Limits = limits
 	if o.shoeKind == "camera" {
 		cs, cam, err := openSimCamera(ctx, o.simDeck, filepath.Dir(o.journal), seed, log)
 		if err != nil {
@@ -149,10 +153,28 @@ func (t *simTable) deal(ctx context.Context, ob *outbox.Observer, loop *shoe.Loo
 	// and load the shoe as the terminal's cut and stop card say, and carry the cards between
 	// the shoe and the shuffler.
 	hands := o.simDealer == "off"
+	// A refused action changes nothing, so the table says nothing new: unless something comes,
+	// the dealer looks at the same guidance again after a while (new bets, another try).
+	var refused *tablebus.Event
+	next := func() (tablebus.Event, error) {
+		if refused == nil {
+			return ob.Next(ctx)
+		}
+		wctx, cancel := context.WithTimeout(ctx, max(o.simPace, simRetry))
+		defer cancel()
+		e, err := ob.Next(wctx)
+		if err != nil && ctx.Err() == nil {
+			return *refused, nil
+		}
+		return e, err
+	}
 	for {
-		e, err := ob.Next(ctx)
+		e, err := next()
 		if err != nil {
 			return nil
+		}
+		if e.Type == tablebus.Guide {
+			refused = nil // what the table says now
 		}
 		if e.Type == tablebus.ShoeEnded {
 			shoes++
@@ -220,9 +242,14 @@ func (t *simTable) deal(ctx context.Context, ob *outbox.Observer, loop *shoe.Loo
 				return nil
 			}
 			log.Warn("simulated dealer", "action", a.Kind.String(), "err", err)
+			refused = &e
 		}
 	}
 }
+
+// simRetry is how long the simulated dealer waits for news after a refused action before it
+// looks at the table's guidance again.
+const simRetry = 200 * time.Millisecond
 
 func (t *simTable) act(ctx context.Context, a shoetest.Action, loop *shoe.Loop) error {
 	now := time.Now()
