@@ -536,7 +536,21 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return nil
 		})
 	}
-	g.Go(func() error { return ob.Run(gctx, client) })
+	// The outbox outlives the table on the way down: what was journaled before a stop goes
+	// out (within drainOnStop), so that no consumer waits for the next start to have it.
+	obCtx, stopOb := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopOb()
+	var obErr error
+	obRan := make(chan struct{})
+	go func() { obErr = ob.Run(obCtx, client); close(obRan) }()
+	g.Go(func() error {
+		select {
+		case <-obRan:
+			return obErr
+		case <-gctx.Done():
+			return nil
+		}
+	})
 	g.Go(func() error { return serveCommands(gctx, client, topics, loop, guard, ob, log) })
 	if o.progPool != "" {
 		link := &progressiveLink{pool: o.progPool, table: o.table, kr: kr, loop: loop, obs: ob.Observe(), wait: o.progWait,
@@ -566,7 +580,7 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		select {
 		case <-simDone:
 			// The simulation played its shoes: let the feed drain, then stop.
-			drain(gctx, ob, client, log)
+			drain(gctx, ob, client, 10*time.Second, log)
 			return errDone
 		case <-gctx.Done():
 			return nil
@@ -576,6 +590,13 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	// Shutdown: actuators first, then a clean offline status.
 	ops.stopping()
 	devs.Halt()
+	select {
+	case <-obRan: // it failed: nothing more goes out
+	default:
+		drain(obCtx, ob, client, drainOnStop, log)
+	}
+	stopOb()
+	<-obRan // its marks saved
 	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if perr := ob.Offline(sctx, client); perr != nil {
@@ -601,9 +622,13 @@ func restore(ctx context.Context, j *journal.Journal, cfg shoe.Config) (*shoe.Ma
 	return m, nil
 }
 
-// drain waits until the outbox has published everything journaled (at most 10 s).
-func drain(ctx context.Context, ob *outbox.Outbox, _ *mqttbus.Client, log *slog.Logger) {
-	deadline := time.NewTimer(10 * time.Second)
+// drainOnStop bounds the publishing of what was journaled when the daemon stops: it stops
+// within seconds of a signal; what is left goes out at the next start.
+const drainOnStop = 2 * time.Second
+
+// drain waits until the outbox has published everything journaled (at most within).
+func drain(ctx context.Context, ob *outbox.Outbox, _ *mqttbus.Client, within time.Duration, log *slog.Logger) {
+	deadline := time.NewTimer(within)
 	defer deadline.Stop()
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
