@@ -6,6 +6,7 @@ TABLE ?= T1
 GAME ?= punto-banco
 # Flags for `make run`, e.g. make run RUNFLAGS='--sim-pace 100ms --sim-misread-every 40'
 HTTP ?= 127.0.0.1:8080
+TERMINAL ?= 127.0.0.1:8081
 RUNFLAGS ?=
 
 .PHONY: help deps build run test test-dev bench fuzz lint clean
@@ -22,16 +23,16 @@ build: deps ## build bin/sabotd and bin/sabot
 # The progressive games (RULES.md §7) run with a development progressive controller on SQLite.
 PROGRESSIVE_GAMES := caribbean-stud draw-poker go-poker
 
-run: build ## a whole simulated table: embedded broker on 127.0.0.1:1883, simulated devices, live feed
+run: build ## a whole simulated table: embedded broker on 127.0.0.1:1883, simulated devices, live feed, web view, dealer terminal
 ifneq ($(filter $(GAME),$(PROGRESSIVE_GAMES)),)
 	@mkdir -p var/keys
 	bin/sabot progressive serve --dev-table $(TABLE) --dev-keys var/keys --db var/progressive.db \
 	  --mqtt tcp://127.0.0.1:1883 >var/progressive.log 2>&1 & pid=$$!; \
 	  trap "kill $$pid 2>/dev/null" EXIT; \
-	  bin/sabotd --sim --table $(TABLE) --game $(GAME) --http $(HTTP) --progressive-pool arica \
+	  bin/sabotd --sim --table $(TABLE) --game $(GAME) --http $(HTTP) --terminal $(TERMINAL) --progressive-pool arica \
 	    --require-ack progressive.dev $(RUNFLAGS)
 else
-	bin/sabotd --sim --table $(TABLE) --game $(GAME) --http $(HTTP) $(RUNFLAGS)
+	bin/sabotd --sim --table $(TABLE) --game $(GAME) --http $(HTTP) --terminal $(TERMINAL) $(RUNFLAGS)
 endif
 
 test: deps ## the whole test suite (what CI runs)

@@ -11,6 +11,7 @@ require (
 	github.com/prometheus/client_golang v1.25.0
 	go.bug.st/serial v1.8.0
 	gocv.io/x/gocv v0.31.0
+	golang.org/x/crypto v0.57.0
 	golang.org/x/sync v0.25.0
 	golang.org/x/sys v0.49.0
 	modernc.org/sqlite v1.62.0

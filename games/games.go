@@ -13,6 +13,7 @@ package games
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sabot-tables/sabot/shoe/card"
@@ -297,6 +298,38 @@ type Limit struct {
 	Spot string `json:"spot"`
 	Min  int64  `json:"min"`
 	Max  int64  `json:"max"`
+}
+
+// Layout is an engine that tells the dealer terminal the spots of its layout and the table's
+// limits, and takes new limits between rounds (a supervisor's limits change). Every engine of
+// the catalog is one.
+type Layout interface {
+	// Spots returns the spots a bet is placed on before the deal, in the layout's order.
+	Spots() []string
+	// Limits returns the limits in force, spot by spot (seed 003); a spot without one takes
+	// any positive amount.
+	Limits() []Limit
+	// SetLimits replaces the limits from the next round on: each names one of Spots, once,
+	// with 0 < min ≤ max. A refused set changes nothing.
+	SetLimits([]Limit) error
+}
+
+// WithLimits returns c with limits ls, checked against the game's spots (Layout.SetLimits).
+func (c Config) WithLimits(ls []Limit, spots []string) (Config, error) {
+	seen := map[string]bool{}
+	for _, l := range ls {
+		switch {
+		case !slices.Contains(spots, l.Spot):
+			return c, &RuleError{Game: c.Game, What: "limits " + l.Spot, Rule: fmt.Sprintf("not a spot of the layout (%s)", strings.Join(spots, ", "))}
+		case seen[l.Spot]:
+			return c, &RuleError{Game: c.Game, What: "limits " + l.Spot, Rule: "the spot's limit is given twice"}
+		case l.Min <= 0 || l.Max < l.Min:
+			return c, &RuleError{Game: c.Game, What: fmt.Sprintf("limits %s %d–%d", l.Spot, l.Min, l.Max), Rule: "a limit is 0 < minimum ≤ maximum, in cents"}
+		}
+		seen[l.Spot] = true
+	}
+	c.Limits = slices.Clone(ls)
+	return c, nil
 }
 
 // Config is a table's game configuration.

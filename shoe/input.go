@@ -15,7 +15,12 @@ type Input interface{ when() time.Time }
 // RULES.md §1, and the start of every shoe).
 type NewCards struct {
 	Counts card.Counts
-	Time   time.Time
+	By     string // who brought the new cards (the supervisor at the terminal), or ""
+	// Attested: no device read the cards; the dealer attests N complete decks (a table without
+	// a shuffler's link, or a continuous shuffler): the decks are verified by the cards that
+	// pass through the reading shoe, at the shoe's count (RULES.md §1 "Deck verification").
+	Attested bool
+	Time     time.Time
 }
 
 // ShuffleDone: the shuffler shuffled the cards.
@@ -64,14 +69,16 @@ type Read struct {
 
 // OpenRound: no more bets; the round starts with these bets.
 type OpenRound struct {
-	Bets []games.Bet
-	Time time.Time
+	Bets   []games.Bet
+	Dealer string // who closed the bets at the terminal, or ""
+	Time   time.Time
 }
 
 // PlayerDecision: a player's decision, entered at the dealer terminal.
 type PlayerDecision struct {
 	Seat   int
 	Choice string
+	Dealer string // who entered it, or ""
 	Time   time.Time
 }
 
@@ -79,14 +86,18 @@ type PlayerDecision struct {
 type ManualCard struct {
 	Card   card.Card
 	Dealer string
-	Time   time.Time
+	// Supervisor approves the entry where the dealer alone may not make it: the place of a
+	// card the shoe cannot hold (a foreign card read where the card dealt is a genuine one).
+	Supervisor string
+	Time       time.Time
 }
 
 // VoidRound: the dealer voids the held round (or dismisses a hold outside a round).
 type VoidRound struct {
-	Reason string
-	Dealer string
-	Time   time.Time
+	Reason     string
+	Dealer     string
+	Supervisor string // who approved it, or ""
+	Time       time.Time
 }
 
 // TableAction: a between-rounds action on the game's state (the chemin de fer bank).
@@ -99,7 +110,40 @@ type TableAction struct {
 // LeftCounted: the cards left in the shoe at its end were counted (by the shuffler).
 type LeftCounted struct {
 	Counts card.Counts
+	By     string // who asked for the count, or ""
 	Time   time.Time
+}
+
+// Table operations (TableOp.Op).
+const (
+	OpOpen    = "open"     // the table opens for play
+	OpClose   = "close"    // the table closes: no round opens until it opens again
+	OpSignIn  = "sign-in"  // a dealer signed in at the terminal
+	OpSignOut = "sign-out" // and out
+)
+
+// TableOp: a table operation given at the dealer terminal.
+type TableOp struct {
+	Op       string
+	By       string // the dealer or supervisor who gave it
+	Approved string // the supervisor who approved it, or ""
+	Reason   string // sign-out: "signed out", "inactive", "relieved"
+	Time     time.Time
+}
+
+// EndShoe: the dealer ends a shoe that has no stop card to end it (a continuous shuffler's),
+// to count its cards.
+type EndShoe struct {
+	By   string
+	Time time.Time
+}
+
+// ChangeLimits: new limits between rounds, every spot's (a supervisor's change, seed 003).
+type ChangeLimits struct {
+	Limits     []games.Limit
+	Dealer     string
+	Supervisor string
+	Time       time.Time
 }
 
 // DeviceFault: a device reported a fault (a jam, the lid opened, a link lost).
@@ -122,3 +166,6 @@ func (i VoidRound) when() time.Time      { return i.Time }
 func (i LeftCounted) when() time.Time    { return i.Time }
 func (i TableAction) when() time.Time    { return i.Time }
 func (i DeviceFault) when() time.Time    { return i.Time }
+func (i TableOp) when() time.Time        { return i.Time }
+func (i ChangeLimits) when() time.Time   { return i.Time }
+func (i EndShoe) when() time.Time        { return i.Time }

@@ -37,6 +37,12 @@ type inputJSON struct {
 	Open     bool            `json:"open,omitempty"`
 	Round    uint64          `json:"round,omitempty"`
 	Award    *tablebus.Award `json:"award,omitempty"`
+	Approved string          `json:"approved,omitempty"`
+	Op       string          `json:"op,omitempty"`
+	Limits   []games.Limit   `json:"limits,omitempty"`
+	// Bare says that Limits is an empty list (every limit lifted), not absent.
+	Bare     bool `json:"bare,omitempty"`
+	Attested bool `json:"attested,omitempty"`
 }
 
 // MarshalInput encodes an input for the journal.
@@ -44,7 +50,7 @@ func MarshalInput(in Input) ([]byte, error) {
 	j := inputJSON{Time: in.when().UTC()}
 	switch in := in.(type) {
 	case NewCards:
-		j.Kind, j.Counts = "new-cards", &in.Counts
+		j.Kind, j.Counts, j.By, j.Attested = "new-cards", &in.Counts, in.By, in.Attested
 	case ShuffleDone:
 		j.Kind, j.Cards, j.By = "shuffled", in.Cards, in.By
 	case CutDone:
@@ -54,15 +60,15 @@ func MarshalInput(in Input) ([]byte, error) {
 	case Read:
 		j.Kind, j.Read, j.Card, j.BurnMode, j.Detail, j.Seen, j.Raw = "read", in.Kind, in.Card, in.BurnMode, in.Detail, in.Seen, in.Raw
 	case OpenRound:
-		j.Kind, j.Bets = "bets", in.Bets
+		j.Kind, j.Bets, j.By = "bets", in.Bets, in.Dealer
 	case PlayerDecision:
-		j.Kind, j.Seat, j.Choice = "decision", in.Seat, in.Choice
+		j.Kind, j.Seat, j.Choice, j.By = "decision", in.Seat, in.Choice, in.Dealer
 	case ManualCard:
-		j.Kind, j.Card, j.By = "manual", in.Card, in.Dealer
+		j.Kind, j.Card, j.By, j.Approved = "manual", in.Card, in.Dealer, in.Supervisor
 	case VoidRound:
-		j.Kind, j.Detail, j.By = "void", in.Reason, in.Dealer
+		j.Kind, j.Detail, j.By, j.Approved = "void", in.Reason, in.Dealer, in.Supervisor
 	case LeftCounted:
-		j.Kind, j.Counts = "left", &in.Counts
+		j.Kind, j.Counts, j.By = "left", &in.Counts, in.By
 	case DeviceFault:
 		j.Kind, j.Device, j.Code, j.Detail = "device-fault", in.Device, in.Code, in.Detail
 	case TableAction:
@@ -73,6 +79,12 @@ func MarshalInput(in Input) ([]byte, error) {
 		j.Kind, j.Award = "progressive-award", &in.Award
 	case ProgressiveTimeout:
 		j.Kind, j.Round = "progressive-timeout", in.Round
+	case EndShoe:
+		j.Kind, j.By = "end-shoe", in.By
+	case TableOp:
+		j.Kind, j.Op, j.By, j.Approved, j.Detail = "table-op", in.Op, in.By, in.Approved, in.Reason
+	case ChangeLimits:
+		j.Kind, j.Limits, j.By, j.Approved, j.Bare = "limits", in.Limits, in.Dealer, in.Supervisor, len(in.Limits) == 0
 	default:
 		return nil, fmt.Errorf("shoe: cannot journal input %T", in)
 	}
@@ -95,7 +107,7 @@ func UnmarshalInput(b []byte) (Input, error) {
 	switch j.Kind {
 	case "new-cards":
 		c, err := counts()
-		return NewCards{Counts: c, Time: t}, err
+		return NewCards{Counts: c, By: j.By, Attested: j.Attested, Time: t}, err
 	case "shuffled":
 		return ShuffleDone{Cards: j.Cards, By: j.By, Time: t}, nil
 	case "cut":
@@ -105,18 +117,30 @@ func UnmarshalInput(b []byte) (Input, error) {
 	case "read":
 		return Read{Kind: j.Read, Card: j.Card, BurnMode: j.BurnMode, Detail: j.Detail, Seen: j.Seen, Raw: j.Raw, Time: t}, nil
 	case "bets":
-		return OpenRound{Bets: j.Bets, Time: t}, nil
+		return OpenRound{Bets: j.Bets, Dealer: j.By, Time: t}, nil
 	case "decision":
-		return PlayerDecision{Seat: j.Seat, Choice: j.Choice, Time: t}, nil
+		return PlayerDecision{Seat: j.Seat, Choice: j.Choice, Dealer: j.By, Time: t}, nil
 	case "manual":
-		return ManualCard{Card: j.Card, Dealer: j.By, Time: t}, nil
+		return ManualCard{Card: j.Card, Dealer: j.By, Supervisor: j.Approved, Time: t}, nil
 	case "void":
-		return VoidRound{Reason: j.Detail, Dealer: j.By, Time: t}, nil
+		return VoidRound{Reason: j.Detail, Dealer: j.By, Supervisor: j.Approved, Time: t}, nil
 	case "left":
 		c, err := counts()
-		return LeftCounted{Counts: c, Time: t}, err
+		return LeftCounted{Counts: c, By: j.By, Time: t}, err
 	case "table":
 		return TableAction{Action: games.Action{Action: j.Action, Seat: j.Seat, Amount: j.Amount}, Dealer: j.By, Time: t}, nil
+	case "end-shoe":
+		return EndShoe{By: j.By, Time: t}, nil
+	case "table-op":
+		return TableOp{Op: j.Op, By: j.By, Approved: j.Approved, Reason: j.Detail, Time: t}, nil
+	case "limits":
+		if j.Limits == nil && !j.Bare {
+			return nil, fmt.Errorf("shoe: journaled limits input without limits")
+		}
+		if j.Bare {
+			j.Limits = []games.Limit{}
+		}
+		return ChangeLimits{Limits: j.Limits, Dealer: j.By, Supervisor: j.Approved, Time: t}, nil
 	case "device-fault":
 		return DeviceFault{Device: j.Device, Code: j.Code, Detail: j.Detail, Time: t}, nil
 	case "progressive-link":

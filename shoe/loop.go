@@ -31,14 +31,22 @@ type Sink interface {
 // StartShoe asks the loop to start a shoe: the shuffler reads and verifies the cards, then
 // shuffles them (the dealer terminal's new-shoe). Verified but not shuffled (a restart in
 // between), it shuffles.
-type StartShoe struct{}
+type StartShoe struct {
+	By string // who asked (the supervisor at the terminal), or ""
+	// Attest is how the cards were shuffled where no shuffler reads them (the loop has none):
+	// "hand" (shuffled by hand), "pre-shuffled" (packs shuffled by their maker) or "csm" (a
+	// continuous shuffler's load); the dealer attests N complete decks (RULES.md §1).
+	Attest string
+}
 
 // Ping asks the loop for a sign of life: it answers at once, changing nothing (the watchdog's
 // probe: a loop that answers is taking inputs).
 type Ping struct{}
 
 // CountLeft asks the loop to have the shuffler count the cards left at the end of a shoe.
-type CountLeft struct{}
+type CountLeft struct {
+	By string // who asked, or ""
+}
 
 // Loop runs a Machine: it takes inputs from the devices and the bus one at a time, drives the
 // shuffler where the procedure needs it, and hands each step's events to the sink.
@@ -136,13 +144,16 @@ func (l *Loop) apply(ctx context.Context, in any) error {
 		if h := l.M.Held(); h != "" && h != FaultDeck {
 			return refused("new shoe: the table is held (%s); resolve it first", h)
 		}
+		if l.Shuffler == nil {
+			return l.attest(ctx, in)
+		}
 		switch l.M.Phase() {
 		case Idle:
 			counts, err := l.Shuffler.LoadVerify(ctx)
 			if err != nil {
 				return l.deviceFault(ctx, "shuffler", err)
 			}
-			if err := l.step(ctx, NewCards{Counts: counts, Time: l.Now()}); err != nil {
+			if err := l.step(ctx, NewCards{Counts: counts, By: in.By, Time: l.Now()}); err != nil {
 				return err
 			}
 			if l.M.Phase() != Verified {
@@ -164,15 +175,39 @@ func (l *Loop) apply(ctx context.Context, in any) error {
 		if l.M.Phase() != Counting {
 			return refused("count while the shoe is %s", l.M.Phase())
 		}
+		if l.Shuffler == nil { // the dealer passed the cards left through the reading shoe
+			return l.step(ctx, LeftCounted{Counts: l.M.Counted(), By: in.By, Time: l.Now()})
+		}
 		counts, err := l.Shuffler.Count(ctx)
 		if err != nil {
 			return l.deviceFault(ctx, "shuffler", err)
 		}
-		return l.step(ctx, LeftCounted{Counts: counts, Time: l.Now()})
+		return l.step(ctx, LeftCounted{Counts: counts, By: in.By, Time: l.Now()})
 	case Ping:
 		return nil
 	case Input:
 		return l.step(ctx, in)
 	}
 	return fmt.Errorf("shoe: loop given %T", in)
+}
+
+// Attestations of a shoe no shuffler reads (StartShoe.Attest).
+var attests = map[string]bool{"hand": true, "pre-shuffled": true, "csm": true}
+
+// attest starts a shoe without a shuffler: the dealer attests N complete decks, shuffled as
+// in.Attest says; the shoe's count verifies them (RULES.md §1 "Deck verification").
+func (l *Loop) attest(ctx context.Context, in StartShoe) error {
+	if !attests[in.Attest] {
+		return refused("new shoe: no shuffler reads the cards here: the dealer attests them, shuffled by hand, pre-shuffled or in a continuous shuffler (got %q)", in.Attest)
+	}
+	switch l.M.Phase() {
+	case Idle:
+		if err := l.step(ctx, NewCards{Counts: card.Decks(l.M.cfg.Proc.Decks), By: in.By, Attested: true, Time: l.Now()}); err != nil {
+			return err
+		}
+	case Verified:
+	default:
+		return refused("new shoe while the shoe is %s", l.M.Phase())
+	}
+	return l.step(ctx, ShuffleDone{Cards: l.M.cfg.Proc.Total(), By: in.Attest, Time: l.Now()})
 }

@@ -66,6 +66,10 @@ type Config struct {
 	// Progressive is the pool the table's progressive bets feed at a floor's controller
 	// (RULES.md §7; the engine a games.Claimer); "" takes no progressive bet.
 	Progressive string
+	// HandCount: no device counts the cards left at the shoe's end (a table without a
+	// shuffler's link); the dealer passes them through the reading shoe, each a card.counted,
+	// and the count verifies the decks (RULES.md §1 "Deck verification").
+	HandCount bool
 }
 
 // ErrRefused wraps every error Step returns: the input is refused, nothing changed, nothing to
@@ -79,8 +83,9 @@ type Machine struct {
 	eng  games.Engine
 	game string
 
-	phase Phase
-	held  *hold
+	phase  Phase
+	held   *hold
+	closed bool // the table is closed (TableOp close): no round opens
 
 	shoeNo, roundNo uint64
 	shoe            string
@@ -107,6 +112,10 @@ type Machine struct {
 	stopLate   bool // the stop card was missed and reported late
 	lastSay    []games.Msg
 
+	counted   card.Counts // HandCount: the cards left read so far at the count
+	returned  int         // Continuous: the cards the shuffler took back after each round
+	returnPos int         // Continuous: m.pos at the last return
+
 	progOpen  bool      // the controller is online: progressive bets are taken (progressive.go)
 	progWait  *progWait // the round dealt, waiting for its award
 	replaying bool      // Replay: the journal's inputs were taken once, they are taken again
@@ -117,6 +126,9 @@ type hold struct {
 	detail string
 	msg    games.Msg // the guidance while it holds (holdMsg)
 	manual bool      // manual entry resolves it
+	// approvable: a manual entry approved by a supervisor resolves it (a foreign card, the
+	// only card fault of the hold: the supervisor saw a genuine card read wrongly).
+	approvable bool
 }
 
 // snapshot returns a copy of the machine's own state (not the engine's: an engine leaves
@@ -182,8 +194,11 @@ func (m *Machine) Left() int {
 	if m.phase < Burning {
 		return 0
 	}
-	return m.cfg.Proc.Total() - m.pos
+	return m.cfg.Proc.Total() - (m.pos - m.returnPos)
 }
+
+// Counted returns the cards left counted so far through the reading shoe (Config.HandCount).
+func (m *Machine) Counted() card.Counts { return m.counted }
 
 // Remaining returns the composition of the cards not yet seen: in the shoe, or in a pack not
 // yet dealt. Burns, dealt cards and unread cards are not in it.
@@ -226,16 +241,24 @@ func (m *Machine) Step(in Input) ([]tablebus.Event, error) {
 	saved := m.snapshot()
 	o := &out{m: m, t: in.when().UTC()}
 	var err error
-	if m.held != nil {
-		err = m.stepHeld(o, in)
-	} else {
-		err = m.step(o, in)
+	guide := true
+	switch in := in.(type) {
+	case TableOp: // at any moment, held or not
+		guide, err = m.tableOp(o, in)
+	case ChangeLimits:
+		guide, err = false, m.changeLimits(o, in)
+	default:
+		if m.held != nil {
+			err = m.stepHeld(o, in)
+		} else {
+			err = m.step(o, in)
+		}
 	}
 	if err != nil {
 		*m = saved
 		return nil, err
 	}
-	if len(o.evs) > 0 {
+	if len(o.evs) > 0 && guide {
 		o.add(m.guidance())
 		m.lastSay = nil
 	}
@@ -318,7 +341,7 @@ func (m *Machine) step(o *out, in Input) error {
 		if m.phase != Between {
 			return refused("bets while the shoe is %s", m.phase)
 		}
-		if err := m.openRound(o, in.Bets); err != nil {
+		if err := m.openRound(o, in.Bets, in.Dealer); err != nil {
 			return fmt.Errorf("shoe: %w: %w", ErrRefused, err)
 		}
 	case PlayerDecision:
@@ -354,7 +377,9 @@ func (m *Machine) step(o *out, in Input) error {
 		if m.phase != Counting {
 			return refused("count of the cards left while the shoe is %s", m.phase)
 		}
-		m.account(o, in.Counts)
+		m.account(o, in.Counts, in.By)
+	case EndShoe:
+		return m.endShoe(o, in)
 	case DeviceFault:
 		hold := m.phase >= Burning && m.phase <= InRound
 		m.fault(o, in.Code, fmt.Sprintf("%s: %s", in.Device, in.Detail), hold)
@@ -373,7 +398,18 @@ func (m *Machine) newCards(o *out, in NewCards) error {
 	m.shoe = fmt.Sprintf("%s-%06d", m.cfg.Table, m.shoeNo)
 	m.reset()
 	want := card.Decks(m.cfg.Proc.Decks)
-	o.add(tablebus.Event{Type: tablebus.ShoeLoaded, Game: m.game, Decks: m.cfg.Proc.Decks, Count: in.Counts.Total(), EngineState: m.engineState()})
+	o.add(tablebus.Event{Type: tablebus.ShoeLoaded, Game: m.game, Decks: m.cfg.Proc.Decks, Count: in.Counts.Total(), By: in.By, Attested: in.Attested,
+		EngineState: m.engineState()})
+	if in.Attested {
+		// No device read them: the decks are taken as the dealer attests them, and verified
+		// by the cards that pass through the reading shoe, at the shoe's count (RULES.md §1).
+		if in.By == "" {
+			return refused("new cards attested by nobody: the dealer's id is required")
+		}
+		m.verified, m.remaining = want, want
+		m.phase = Verified
+		return nil
+	}
 	// RULES.md §1 "Deck verification": each of the 52 cards exactly N times, nothing else.
 	if d := card.Diff(want, in.Counts); len(d) > 0 {
 		missing, extra := split(d)
@@ -395,6 +431,7 @@ func (m *Machine) reset() {
 	m.dealt, m.burned, m.unknown, m.pos, m.behind, m.cutSeenAt = 0, 0, 0, 0, 0, 0
 	m.foreign = nil
 	m.burnLeft, m.firstShown, m.stopLate = 0, false, false
+	m.counted, m.returned, m.returnPos = card.Counts{}, 0, 0
 	m.round, m.roundPos, m.roundCards, m.hidden, m.bets = 0, nil, nil, nil, nil
 }
 
@@ -441,6 +478,9 @@ func (m *Machine) read(o *out, in Read) error {
 	if in.Kind == ReadCut {
 		return m.cutCard(o)
 	}
+	if m.phase == Counting && m.cfg.HandCount && m.held == nil {
+		return m.countRead(o, in)
+	}
 	m.pos++
 	if !m.dealing() {
 		c := m.stray(in)
@@ -463,6 +503,7 @@ func (m *Machine) read(o *out, in Read) error {
 	}
 	if !m.take(in.Card) {
 		m.foreign = append(m.foreign, in.Card)
+		m.pending = m.pos
 		m.faultEv(o, tablebus.Event{Code: FaultForeign, Card: &in.Card, Pos: m.pos,
 			Problem: fmt.Sprintf("the shoe's %d decks hold no more of the card at position %d (a foreign or counterfeit card)", m.cfg.Proc.Decks, m.pos)}, true)
 		return nil
@@ -509,7 +550,7 @@ func (m *Machine) place(o *out, c card.Card, man *tablebus.Manual) error {
 		}
 		return nil
 	case Between:
-		if err := m.openRound(o, nil); err != nil {
+		if err := m.openRound(o, nil, ""); err != nil {
 			// A card before any round could open (no bets where the game needs them, no
 			// bank): it left the shoe, so it is counted, and the table is held.
 			m.dealt++
@@ -580,6 +621,115 @@ func (m *Machine) place(o *out, c card.Card, man *tablebus.Manual) error {
 	return nil
 }
 
+// errClosed is the refusal of a round while the table is closed.
+var errClosed = errors.New("the table is closed: a supervisor opens it")
+
+// Closed reports whether the table is closed (TableOp close).
+func (m *Machine) Closed() bool { return m.closed }
+
+// tableOp applies a table operation. Opening and closing change what the table waits for
+// (guide: true); a dealer signing in or out does not.
+func (m *Machine) tableOp(o *out, in TableOp) (guide bool, err error) {
+	if in.By == "" {
+		return false, refused("%s: who gives it is required", in.Op)
+	}
+	switch in.Op {
+	case OpSignIn:
+		o.add(tablebus.Event{Type: tablebus.DealerSignedIn, By: in.By})
+	case OpSignOut:
+		reason := in.Reason
+		if reason == "" {
+			reason = "signed out"
+		}
+		if len(card.Named(reason)) > 0 {
+			return false, refused("sign-out: the reason names a card")
+		}
+		o.add(tablebus.Event{Type: tablebus.DealerSignedOut, By: in.By, Reason: reason})
+	case OpOpen:
+		if !m.closed {
+			return false, refused("open: the table is open")
+		}
+		m.closed = false
+		o.add(tablebus.Event{Type: tablebus.TableOpened, By: in.By, Approved: in.Approved})
+		return true, nil
+	case OpClose:
+		switch {
+		case m.closed:
+			return false, refused("close: the table is closed already")
+		case m.phase == InRound || m.held != nil:
+			return false, refused("close: the table is %s; finish or void the round first", m.guidance().State)
+		}
+		m.closed = true
+		o.add(tablebus.Event{Type: tablebus.TableClosed, By: in.By, Approved: in.Approved})
+		return true, nil
+	default:
+		return false, refused("unknown table operation %q", in.Op)
+	}
+	return false, nil
+}
+
+// changeLimits gives the engine new limits between rounds (seed 003's limits, a supervisor's
+// change) and publishes every spot's limit in force.
+func (m *Machine) changeLimits(o *out, in ChangeLimits) error {
+	l, ok := m.eng.(games.Layout)
+	switch {
+	case !ok:
+		return refused("limits: %s takes no change of its limits", m.game)
+	case in.Dealer == "":
+		return refused("limits: who changes them is required")
+	case m.phase == InRound:
+		return refused("limits: the limits change between rounds, not during one")
+	}
+	if err := l.SetLimits(in.Limits); err != nil {
+		return fmt.Errorf("shoe: %w: %w", ErrRefused, err)
+	}
+	o.add(tablebus.Event{Type: tablebus.LimitsChanged, Limits: tablebus.LimitsOf(l.Limits()), By: in.Dealer, Approved: in.Supervisor})
+	return nil
+}
+
+// RestoreTable gives a restarted machine the table's state kept across shoes, before it
+// replays its open shoe: closed or open, and the limits in force (nil: the configuration's).
+func (m *Machine) RestoreTable(closed bool, limits []games.Limit) error {
+	m.closed = closed
+	if limits == nil {
+		return nil
+	}
+	l, ok := m.eng.(games.Layout)
+	if !ok {
+		return fmt.Errorf("shoe: the journal holds limits for %s, which takes none", m.game)
+	}
+	return l.SetLimits(limits)
+}
+
+// countRead counts a card left that the dealer passes through the reading shoe at the shoe's
+// count (Config.HandCount). A card not read is passed again; a card the decks cannot hold is
+// counted all the same, and the count says it.
+func (m *Machine) countRead(o *out, in Read) error {
+	if in.Kind != ReadCard {
+		m.fault(o, FaultMisread, "a card left could not be read at the count: pass it through the shoe again", false)
+		return nil
+	}
+	m.counted.Add(in.Card)
+	c := in.Card
+	o.add(tablebus.Event{Type: tablebus.CardCounted, Card: &c, Count: m.counted.Total()})
+	return nil
+}
+
+// endShoe ends a shoe that no stop card ends (a continuous shuffler's): its cards are counted.
+func (m *Machine) endShoe(o *out, in EndShoe) error {
+	switch {
+	case !m.cfg.Proc.Continuous:
+		return refused("end of the shoe: this shoe ends when its stop card comes out (RULES.md §1)")
+	case m.phase != Between:
+		return refused("end of the shoe while the shoe is %s: between rounds only", m.phase)
+	case in.By == "":
+		return refused("end of the shoe: the dealer's id is required")
+	}
+	m.phase = Counting
+	o.add(tablebus.Event{Type: tablebus.CutCardReached, By: in.By}) // the shoe's end: no card behind a stop card
+	return nil
+}
+
 // checkStop raises a hold when cards have come out past where the stop card must be without it
 // (a shoe whose reader does not report the stop card, and a dealer who did not say so).
 func (m *Machine) checkStop(o *out) {
@@ -612,8 +762,12 @@ func (m *Machine) reveal(o *out, step games.Step) {
 	}
 }
 
-// openRound starts a round; the error is the engine's refusal of the bets, as it is.
-func (m *Machine) openRound(o *out, bets []games.Bet) error {
+// openRound starts a round; the error is the engine's refusal of the bets, as it is, or the
+// table being closed.
+func (m *Machine) openRound(o *out, bets []games.Bet, by string) error {
+	if m.closed {
+		return errClosed
+	}
 	if err := m.checkProgressiveBets(bets); err != nil {
 		return err
 	}
@@ -625,7 +779,7 @@ func (m *Machine) openRound(o *out, bets []games.Bet) error {
 	m.roundPos, m.roundCards, m.hidden = nil, nil, nil
 	m.bets = bets
 	m.phase = InRound
-	o.add(tablebus.Event{Type: tablebus.RoundOpened, Game: m.game, Bets: tablebus.BetsOf(bets)})
+	o.add(tablebus.Event{Type: tablebus.RoundOpened, Game: m.game, Bets: tablebus.BetsOf(bets), By: by})
 	m.progressiveBets(o, bets)
 	if m.eng.Need().Kind == games.NeedDone { // nobody plays: the round needs no card
 		return m.finishRound(o)
@@ -654,7 +808,7 @@ func (m *Machine) decide(o *out, in PlayerDecision) error {
 		}
 		return fmt.Errorf("shoe: %w: %w", ErrRefused, err)
 	}
-	ev := tablebus.Event{Type: tablebus.Decision, Seat: in.Seat, Hand: need.Hand, Choice: choice, Cards: cards}
+	ev := tablebus.Event{Type: tablebus.Decision, Seat: in.Seat, Hand: need.Hand, Choice: choice, Cards: cards, By: in.Dealer}
 	if cards != nil {
 		ev.Count = len(cards)
 	}
@@ -718,6 +872,18 @@ func markDown(hands []tablebus.Hand, dealer *tablebus.Hand, hidden map[int]card.
 
 func (m *Machine) endRound(o *out) {
 	m.progWait = nil
+	if p := m.cfg.Proc; p.Continuous {
+		// RULES.md §1 "Continuous shufflers": the round's cards go back into the machine,
+		// identified or not; the shoe holds its whole composition again.
+		n := m.pos - m.returnPos
+		m.returned += n
+		m.returnPos = m.pos
+		m.remaining, m.unknown = m.verified, 0
+		if n > 0 {
+			o.add(tablebus.Event{Type: tablebus.CardsReturned, Count: n})
+			m.lastSay = append(m.lastSay, games.M("shoe.returned", games.N("count", n)))
+		}
+	}
 	m.round, m.roundPos, m.roundCards, m.hidden, m.bets = 0, nil, nil, nil, nil
 	m.phase = Between
 	// RULES.md §1: when the stop card has appeared, the round in progress is completed, then
@@ -757,16 +923,20 @@ func (m *Machine) cutCard(o *out) error {
 	return nil
 }
 
-func (m *Machine) account(o *out, left card.Counts) {
+func (m *Machine) account(o *out, left card.Counts, by string) {
 	// RULES.md §1 "Counting": dealt + burned + left behind the cut card = N × 52.
 	p := m.cfg.Proc
-	a := &tablebus.Accounting{Dealt: m.dealt, Burned: m.burned, Left: left.Total(), Want: p.Total()}
+	a := &tablebus.Accounting{Dealt: m.dealt, Burned: m.burned, Left: left.Total(), Returned: m.returned, Want: p.Total()}
 	var missing, extra []card.Card
-	a.Total = a.Dealt + a.Burned + a.Left
+	a.Total = a.Dealt + a.Burned + a.Left - a.Returned // a continuous shuffler took its rounds' cards back
 	ok := a.Total == a.Want
 	var problems []string
 	if !ok {
-		problems = append(problems, fmt.Sprintf("dealt %d + burned %d + left %d = %d, not %d", a.Dealt, a.Burned, a.Left, a.Total, a.Want))
+		if a.Returned > 0 {
+			problems = append(problems, fmt.Sprintf("dealt %d + burned %d + left %d − returned %d = %d, not %d", a.Dealt, a.Burned, a.Left, a.Returned, a.Total, a.Want))
+		} else {
+			problems = append(problems, fmt.Sprintf("dealt %d + burned %d + left %d = %d, not %d", a.Dealt, a.Burned, a.Left, a.Total, a.Want))
+		}
 	}
 	// The composition must match too: what is left is exactly what was never seen, less the
 	// cards that left the shoe unidentified.
@@ -785,7 +955,7 @@ func (m *Machine) account(o *out, left card.Counts) {
 		ok = false
 		problems = append(problems, fmt.Sprintf("%d foreign card(s) came out of the shoe", len(m.foreign)))
 	}
-	e := o.add(tablebus.Event{Type: tablebus.ShoeEnded, Account: a, OK: &ok, EngineState: m.engineState(), Missing: missing, Extra: extra})
+	e := o.add(tablebus.Event{Type: tablebus.ShoeEnded, Account: a, OK: &ok, By: by, EngineState: m.engineState(), Missing: missing, Extra: extra})
 	if !ok {
 		e.Problem = joinProblems(problems)
 		m.faultEv(o, tablebus.Event{Code: FaultAccounting, Problem: e.Problem, Missing: missing, Extra: extra}, false)
@@ -878,9 +1048,9 @@ func (m *Machine) faultEv(o *out, e tablebus.Event, holdIt bool) {
 	o.add(e)
 	switch {
 	case holdIt && m.held == nil:
-		m.held = &hold{code: e.Code, detail: e.Problem, msg: m.holdMsg(e), manual: e.Code == FaultMisread}
+		m.held = &hold{code: e.Code, detail: e.Problem, msg: m.holdMsg(e), manual: e.Code == FaultMisread, approvable: e.Code == FaultForeign}
 	case holdIt && cardFaults[e.Code]:
-		m.held.manual = false // cards out of order: only voiding resolves it
+		m.held.manual, m.held.approvable = false, false // cards out of order: only voiding resolves it
 	}
 }
 
@@ -906,7 +1076,11 @@ func (m *Machine) stepHeld(o *out, in Input) error {
 		return nil
 	case ManualCard:
 		// The refusals name no card: a refused command may be journaled as a fault.
-		if !h.manual {
+		approved := h.approvable && in.Supervisor != ""
+		switch {
+		case h.approvable && !approved:
+			return refused("manual entry: the hold (%s) needs a supervisor's approval: the supervisor inspects the card", h.code)
+		case !h.manual && !approved:
 			return refused("manual entry: the hold (%s) can only be resolved by voiding the round", h.code)
 		}
 		if !in.Card.Valid() {
@@ -920,7 +1094,12 @@ func (m *Machine) stepHeld(o *out, in Input) error {
 		}
 		m.held = nil
 		c := in.Card
-		o.add(tablebus.Event{Type: tablebus.FaultResolved, Code: h.code, Reason: "manual entry", Card: &c, By: in.Dealer})
+		o.add(tablebus.Event{Type: tablebus.FaultResolved, Code: h.code, Reason: "manual entry", Card: &c, By: in.Dealer, Approved: in.Supervisor})
+		if approved {
+			// RULES.md §1: the supervisor saw the card; the card read was not in the shoe, the
+			// card entered is, at the read card's place.
+			m.foreign = m.foreign[:len(m.foreign)-1]
+		}
 		m.take(in.Card)
 		cur := m.pos
 		m.pos = m.pending
@@ -943,7 +1122,7 @@ func (m *Machine) stepHeld(o *out, in Input) error {
 		if h.code == FaultMisread {
 			m.countUnplaced(card.None)
 		}
-		o.add(tablebus.Event{Type: tablebus.FaultResolved, Code: h.code, Reason: "void: " + in.Reason, By: in.Dealer})
+		o.add(tablebus.Event{Type: tablebus.FaultResolved, Code: h.code, Reason: "void: " + in.Reason, By: in.Dealer, Approved: in.Supervisor})
 		switch {
 		case firstUnread, m.phase == Burning && m.cutSeenAt > 0:
 			// The first card decides the burn and it is unknown (or the stop card came out
@@ -1000,7 +1179,7 @@ func (m *Machine) voidRound(o *out, in VoidRound) {
 	for i, b := range m.bets {
 		st[i] = tablebus.Settlement{Seat: b.Seat, Spot: b.Spot, Amount: b.Amount}
 	}
-	o.add(tablebus.Event{Type: tablebus.RoundVoided, Reason: in.Reason, By: in.Dealer, Settle: st, Net: &zero})
+	o.add(tablebus.Event{Type: tablebus.RoundVoided, Reason: in.Reason, By: in.Dealer, Approved: in.Supervisor, Settle: st, Net: &zero})
 	m.endRound(o)
 }
 
@@ -1034,6 +1213,8 @@ func (m *Machine) guidance() tablebus.Event {
 		msgs = []games.Msg{games.M("shoe.burn-first")}
 	case m.phase == Burning:
 		msgs = []games.Msg{games.M("shoe.burn", games.N("left", m.burnLeft))}
+	case m.closed && m.phase == Between:
+		msgs = []games.Msg{games.M("table.closed")}
 	case m.phase == Between:
 		msgs = []games.Msg{games.M("shoe.bets")}
 	case m.phase == InRound && m.progWait != nil:
@@ -1043,6 +1224,8 @@ func (m *Machine) guidance() tablebus.Event {
 	case m.phase == InRound:
 		n := tablebus.NeedOf(m.eng.Need())
 		e.Need = &n
+	case m.phase == Counting && m.cfg.HandCount:
+		msgs = []games.Msg{games.M("shoe.count-hand", games.N("counted", m.counted.Total()))}
 	case m.phase == Counting:
 		msgs = []games.Msg{games.M("shoe.count")}
 	}

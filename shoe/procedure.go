@@ -63,6 +63,9 @@ type Procedure struct {
 	BehindMin, BehindMax, BehindDefault int
 	Burn                                BurnRule
 	BurnCount                           int // BurnFixed: how many
+	// Continuous: a continuous shuffling machine feeds the shoe (blackjack): no cut, no stop
+	// card, no burn, and every round's cards go back into the machine when it ends.
+	Continuous bool
 }
 
 // Total is the number of cards in the shoe.
@@ -158,5 +161,19 @@ func (p Procedure) WithStopCard(behind int) (Procedure, error) {
 		return p, fmt.Errorf("shoe: stop card %d cards from the back: %s allows %d to %d (RULES.md §1)", behind, p.Family, p.BehindMin, p.BehindMax)
 	}
 	p.BehindDefault = behind
+	return p, nil
+}
+
+// WithContinuous returns the procedure of a table whose shoe a continuous shuffling machine
+// feeds: the discards go back into the machine after every round, so there is no cut, no stop
+// card and no burn, and the shoe ends only when the dealer ends it to count the cards (RULES.md
+// §1 "Continuous shufflers"). Only the blackjack family deals from one.
+func (p Procedure) WithContinuous() (Procedure, error) {
+	if p.Family != Blackjack {
+		return p, fmt.Errorf("shoe: a continuous shuffler deals blackjack only, not %s (RULES.md §1)", p.Family)
+	}
+	p.Continuous = true
+	p.CutMinEnd, p.BehindMin, p.BehindMax, p.BehindDefault = 0, 0, 0, 0
+	p.Burn, p.BurnCount = BurnNone, 0
 	return p, nil
 }

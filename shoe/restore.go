@@ -3,6 +3,10 @@ package shoe
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+
+	"github.com/sabot-tables/sabot/games"
+	"github.com/sabot-tables/sabot/tablebus"
 
 	"github.com/sabot-tables/sabot/tablebus/journal"
 )
@@ -11,6 +15,7 @@ import (
 type Journal interface {
 	OpenShoe(ctx context.Context) ([]journal.Step, int, uint64, error)
 	EngineState(ctx context.Context, seq uint64) (json.RawMessage, error)
+	LastOf(ctx context.Context, seq uint64, types ...tablebus.Type) ([]byte, error)
 	NextSeq() uint64
 }
 
@@ -38,6 +43,33 @@ func Restore(ctx context.Context, j Journal, cfg Config) (*Machine, error) {
 		return nil, err
 	}
 	if err := m.RestoreEngine(state); err != nil {
+		return nil, err
+	}
+	// The table's state across shoes: closed or open, and the limits a supervisor set.
+	var closed bool
+	var limits []games.Limit
+	if b, err := j.LastOf(ctx, at, tablebus.TableOpened, tablebus.TableClosed); err != nil {
+		return nil, err
+	} else if b != nil {
+		e, err := tablebus.Decode(b)
+		if err != nil {
+			return nil, fmt.Errorf("shoe: restoring the table's state: %w", err)
+		}
+		closed = e.Type == tablebus.TableClosed
+	}
+	if b, err := j.LastOf(ctx, at, tablebus.LimitsChanged); err != nil {
+		return nil, err
+	} else if b != nil {
+		e, err := tablebus.Decode(b)
+		if err != nil {
+			return nil, fmt.Errorf("shoe: restoring the table's limits: %w", err)
+		}
+		limits = tablebus.GameLimits(e.Limits)
+		if limits == nil {
+			limits = []games.Limit{} // every limit lifted
+		}
+	}
+	if err := m.RestoreTable(closed, limits); err != nil {
 		return nil, err
 	}
 	js := make([]JournaledStep, len(steps))

@@ -58,6 +58,9 @@ func diffText(e Event) string {
 func Describe(e Event) string {
 	switch e.Type {
 	case ShoeLoaded:
+		if e.Attested {
+			return fmt.Sprintf("shoe %s: %d decks for %s, attested by %s (verified at the count)", e.Shoe, e.Decks, e.Game, e.By)
+		}
 		return fmt.Sprintf("shoe %s: %d cards loaded for %s (%d decks)", e.Shoe, e.Count, e.Game, e.Decks)
 	case DecksVerified:
 		if e.OK != nil && *e.OK {
@@ -155,7 +158,7 @@ func Describe(e Event) string {
 		}
 		return fmt.Sprintf("round %d: settled %s; players %s", e.Round, strings.Join(ss, ", "), signed(net))
 	case RoundVoided:
-		return fmt.Sprintf("round %d: VOIDED by %s (%s); every bet pushes", e.Round, e.By, e.Reason)
+		return fmt.Sprintf("round %d: VOIDED by %s%s (%s); every bet pushes", e.Round, e.By, approved(e), e.Reason)
 	case ShoeEnded:
 		a := e.Account
 		if a == nil {
@@ -164,6 +167,9 @@ func Describe(e Event) string {
 		verdict := "accounting OK"
 		if e.OK == nil || !*e.OK {
 			verdict = "ACCOUNTING FAILED: " + e.Problem + diffText(e)
+		}
+		if a.Returned > 0 {
+			return fmt.Sprintf("shoe %s ended: dealt %d + burned %d + left %d − returned %d = %d of %d — %s", e.Shoe, a.Dealt, a.Burned, a.Left, a.Returned, a.Total, a.Want, verdict)
 		}
 		return fmt.Sprintf("shoe %s ended: dealt %d + burned %d + left %d = %d of %d — %s", e.Shoe, a.Dealt, a.Burned, a.Left, a.Total, a.Want, verdict)
 	case Fault:
@@ -181,11 +187,36 @@ func Describe(e Event) string {
 		return fmt.Sprintf("FAULT %s: %s%s%s%s", e.Code, e.Problem, what, diffText(e), h)
 	case FaultResolved:
 		if e.Card != nil {
-			return fmt.Sprintf("fault %s resolved by %s: %s of %s", e.Code, e.By, e.Reason, e.Card.Pretty())
+			return fmt.Sprintf("fault %s resolved by %s%s: %s of %s", e.Code, e.By, approved(e), e.Reason, e.Card.Pretty())
 		}
-		return fmt.Sprintf("fault %s resolved by %s: %s", e.Code, e.By, e.Reason)
+		return fmt.Sprintf("fault %s resolved by %s%s: %s", e.Code, e.By, approved(e), e.Reason)
+	case TableOpened:
+		return fmt.Sprintf("table %s opened by %s", e.Table, e.By)
+	case TableClosed:
+		return fmt.Sprintf("table %s closed by %s", e.Table, e.By)
+	case DealerSignedIn:
+		return fmt.Sprintf("dealer %s signed in", e.By)
+	case DealerSignedOut:
+		return fmt.Sprintf("dealer %s signed out (%s)", e.By, e.Reason)
+	case CardCounted:
+		return fmt.Sprintf("counted: %s (%d cards left so far)", cardText(e.Card, e.Hidden), e.Count)
+	case CardsReturned:
+		return fmt.Sprintf("round %d: %d cards back into the continuous shuffler", e.Round, e.Count)
+	case LimitsChanged:
+		var ls []string
+		for _, l := range e.Limits {
+			ls = append(ls, fmt.Sprintf("%s %s–%s", l.Spot, Cents(l.Min), Cents(l.Max)))
+		}
+		return fmt.Sprintf("limits changed by %s%s: %s", e.By, approved(e), strings.Join(ls, ", "))
 	case DeviceStatus:
 		return fmt.Sprintf("device %s: %s %s", e.Device, e.State, e.Problem)
 	}
 	return string(e.Type)
+}
+
+func approved(e Event) string {
+	if e.Approved == "" || e.Approved == e.By {
+		return ""
+	}
+	return ", approved by " + e.Approved
 }

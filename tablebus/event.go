@@ -38,6 +38,16 @@ const (
 	FaultResolved  Type = "fault.resolved"  // the dealer resolved the fault: reason, by; card (hidden)
 	DeviceStatus   Type = "device.status"   // a device's status
 	TableAction    Type = "table.action"    // a between-rounds action on the game's state (the chemin de fer bank)
+	// Table operations, each given at the dealer terminal and signed by who gave it.
+	TableOpened     Type = "table.opened"      // the table opens for play: by (a supervisor)
+	TableClosed     Type = "table.closed"      // the table closes: no more rounds until it opens; by
+	DealerSignedIn  Type = "dealer.signed-in"  // a dealer signed in at the terminal: by
+	DealerSignedOut Type = "dealer.signed-out" // and out: by, reason ("signed out", "inactive", "relieved")
+	LimitsChanged   Type = "limits.changed"    // the table's limits: limits (every spot's), by, approved
+	// The devices a table may lack: the cards left counted by the reading shoe (a table without
+	// a shuffler's link), and a continuous shuffler's return of every round's cards.
+	CardCounted   Type = "card.counted"   // a card left, read as the dealer passes it through the shoe: card (secure), count
+	CardsReturned Type = "cards.returned" // a round's cards went back into the continuous shuffler: count
 )
 
 // Event is one message of a table's feed. Every event has the envelope (V … Type); the other
@@ -70,11 +80,15 @@ type Event struct {
 	At     int        `json:"at,omitempty"`     // the cut: cards moved from front to back
 	Behind int        `json:"behind,omitempty"` // cards behind the stop card
 	By     string     `json:"by,omitempty"`     // who: "shuffler", "host", a dealer id
-	Bets   []Bet      `json:"bets,omitempty"`   // round.opened
-	Amount int64      `json:"amount,omitempty"` // table.action: cents
-	Seat   int        `json:"seat,omitempty"`   // decision
-	Hand   int        `json:"hand,omitempty"`   // decision
-	Choice string     `json:"decision,omitempty"`
+	// Approved names the supervisor who approved what By did (a void, a manual entry after a
+	// foreign card, a limits change, a new shoe from the terminal).
+	Approved string  `json:"approved,omitempty"`
+	Bets     []Bet   `json:"bets,omitempty"`   // round.opened
+	Limits   []Limit `json:"limits,omitempty"` // limits.changed
+	Amount   int64   `json:"amount,omitempty"` // table.action: cents
+	Seat     int     `json:"seat,omitempty"`   // decision
+	Hand     int     `json:"hand,omitempty"`   // decision
+	Choice   string  `json:"decision,omitempty"`
 	// Cards are the cards an event names besides the one it deals: a draw-poker exchange's
 	// thrown cards (decision), the cards a misread's frames saw (fault). Never public.
 	Cards  []card.Card `json:"cards,omitempty"`
@@ -91,7 +105,10 @@ type Event struct {
 	Settle  []Settlement    `json:"settlements,omitempty"`
 	Net     *int64          `json:"net,omitempty"` // round.settled: players' total, cents
 	OK      *bool           `json:"ok,omitempty"`  // decks.verified, shoe.ended
-	Problem string          `json:"problem,omitempty"`
+	// Attested: no device read the cards loaded, the dealer attested N complete decks
+	// (shoe.loaded); the shoe's count verifies them.
+	Attested bool   `json:"attested,omitempty"`
+	Problem  string `json:"problem,omitempty"`
 	// Missing and Extra are the cards a composition lacks or has too many of, once per card
 	// (decks.verified, shoe.ended and their faults). Never public.
 	Missing []card.Card `json:"missing,omitempty"`
@@ -251,7 +268,8 @@ func Decode(b []byte) (Event, error) {
 // types are the event types of schema version 1, in the README's order.
 var types = []Type{ShoeLoaded, DecksVerified, Shuffled, Cut, CutCardPlaced, Burn, RoundOpened, CardDealt, Revealed,
 	Decision, Guide, CutCardReached, RoundResult, RoundSettled, RoundVoided, ShoeEnded, Fault, TableAction,
-	FaultResolved, DeviceStatus, ProgressiveBet, ProgressiveHand, ProgressiveAward, ProgressiveLink}
+	FaultResolved, ProgressiveBet, ProgressiveHand, ProgressiveAward, ProgressiveLink, TableOpened, TableClosed, DealerSignedIn,
+	DealerSignedOut, LimitsChanged, CardCounted, CardsReturned, DeviceStatus}
 
 var knownTypes = func() map[Type]bool {
 	m := map[Type]bool{}

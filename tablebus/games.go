@@ -62,6 +62,30 @@ func GameBets(bs []Bet) []games.Bet {
 	return out
 }
 
+// LimitsOf returns the wire limits of a table's limits.
+func LimitsOf(ls []games.Limit) []Limit {
+	if ls == nil {
+		return nil
+	}
+	out := make([]Limit, len(ls))
+	for i, l := range ls {
+		out[i] = Limit{Spot: l.Spot, Min: l.Min, Max: l.Max}
+	}
+	return out
+}
+
+// GameLimits returns wire limits as the engines take them.
+func GameLimits(ls []Limit) []games.Limit {
+	if ls == nil {
+		return nil
+	}
+	out := make([]games.Limit, len(ls))
+	for i, l := range ls {
+		out[i] = games.Limit{Spot: l.Spot, Min: l.Min, Max: l.Max}
+	}
+	return out
+}
+
 // NeedOf returns the wire need of what a game waits for. Options that name cards (draw
 // poker's exchanges) go to Exchanges, with "exchange" once in Options where the first was.
 func NeedOf(n games.Need) Need {

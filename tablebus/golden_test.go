@@ -292,11 +292,36 @@ func scripted(t *testing.T) []tablebus.Event {
 	step(m, shoe.ManualCard{Card: card.MustParse("Kh"), Dealer: "d-117", Time: at})
 	step(m, shoe.DeviceFault{Device: "shoe", Code: "shoe-link", Detail: "the shoe's serial link went down", Time: at})
 	step(m, shoe.VoidRound{Reason: "link lost mid-coup", Dealer: "d-117", Time: at})
+	// The table's operations at the dealer terminal, between coups.
+	step(m, shoe.TableOp{Op: shoe.OpSignIn, By: "dealer.D7", Time: at})
+	step(m, shoe.ChangeLimits{Limits: []games.Limit{{Spot: "banker", Min: 500, Max: 50000}, {Spot: "player", Min: 500, Max: 50000},
+		{Spot: "tie", Min: 500, Max: 6000}}, Dealer: "dealer.D7", Supervisor: "supervisor.S1", Time: at})
+	step(m, shoe.TableOp{Op: shoe.OpClose, By: "supervisor.S1", Time: at})
+	step(m, shoe.TableOp{Op: shoe.OpOpen, By: "supervisor.S1", Time: at})
+	step(m, shoe.TableOp{Op: shoe.OpSignOut, By: "dealer.D7", Reason: "relieved", Time: at})
 
 	h, _ := machine(t, "holdem")
 	step(h, shoe.NewCards{Counts: card.Decks(1), Time: at})
 	step(h, shoe.ShuffleDone{Cards: 52, By: "shuffler", Time: at})
 	step(h, read("Ah"))
+
+	// A blackjack table with a continuous shuffler and no shuffler's link: the decks attested,
+	// a round's cards back into the machine, the shoe ended by the dealer, a card counted.
+	proc, _ := shoe.ProcedureFor(shoe.Blackjack, 0)
+	proc, _ = proc.WithContinuous()
+	eng, _ := catalog.New(games.Config{Game: "blackjack"})
+	bj, err := shoe.NewMachine(shoe.Config{Proc: proc, Engine: eng, Table: "T1", HandCount: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	step(bj, shoe.NewCards{Counts: card.Decks(6), Attested: true, By: "supervisor.S1", Time: at})
+	step(bj, shoe.ShuffleDone{Cards: 312, By: "csm", Time: at})
+	step(bj, shoe.OpenRound{Bets: []games.Bet{{Seat: 1, Spot: "main", Amount: 1000}}, Dealer: "dealer.D7", Time: at})
+	for _, c := range []string{"Ts", "7h", "As", "Td"} {
+		step(bj, read(c))
+	}
+	step(bj, shoe.EndShoe{By: "dealer.D7", Time: at})
+	step(bj, read("Qc"))
 	return evs
 }
 

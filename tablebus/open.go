@@ -137,8 +137,10 @@ const CommandWindow = 30 * time.Second
 // mesa supervises it (seed 000: "Cada mesa de juego debe ser atendida por un croupier,
 // debiendo ser supervisada por un jefe de mesa") and alone brings new cards, which are left on
 // the table for him to inspect (seed 000: "las cartas se dejan sobre la mesa para que el jefe
-// de mesa ... puedan inspeccionarlas"). Voiding a held round is the dealer's (RULES.md §1
-// "Misread"), and the supervisor's.
+// de mesa ... puedan inspeccionarlas"). What a dealer alone may not do is the supervisor's to
+// approve (issue 18): voiding a round, opening and closing the table, changing its limits, and
+// (the shoe machine's rule, RULES.md §1) entering a foreign card's place by hand. A supervisor
+// may give every command.
 var CommandRoles = map[string][]string{
 	"new-shoe":    {RoleSupervisor},
 	"cut":         {RoleDealer, RoleSupervisor},
@@ -146,10 +148,16 @@ var CommandRoles = map[string][]string{
 	"bets":        {RoleDealer, RoleSupervisor},
 	"decision":    {RoleDealer, RoleSupervisor},
 	"manual":      {RoleDealer, RoleSupervisor},
-	"void":        {RoleDealer, RoleSupervisor},
+	"void":        {RoleSupervisor},
 	"count":       {RoleDealer, RoleSupervisor},
 	"cutcard-out": {RoleDealer, RoleSupervisor},
 	"table":       {RoleDealer, RoleSupervisor},
+	"open":        {RoleSupervisor},
+	"close":       {RoleSupervisor},
+	"sign-in":     {RoleDealer, RoleSupervisor},
+	"sign-out":    {RoleDealer, RoleSupervisor},
+	"limits":      {RoleSupervisor},
+	"end-shoe":    {RoleDealer, RoleSupervisor},
 }
 
 // SealCommand seals a command for topic, stamping it with the time now.
@@ -196,7 +204,8 @@ func (g *CommandGuard) SetKeyring(kr *Keyring) {
 }
 
 // Check opens a command received on topic at time now. It returns the command with Dealer set
-// to the signer's name, and the signing key's entry.
+// to the signer's name (a supervisor's command may name the dealer at the terminal instead, and
+// has Supervisor set to the supervisor's), and the signing key's entry.
 func (g *CommandGuard) Check(topic string, payload []byte, now time.Time) (Command, KeyEntry, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -239,7 +248,17 @@ func (g *CommandGuard) Check(topic string, payload []byte, now time.Time) (Comma
 	if !slices.Contains(CommandRoles[c.Cmd], ent.Role) {
 		return refuse(fmt.Errorf("%s (%s) may not give the command %q (allowed: %v)", ent.Name, ent.Role, c.Cmd, CommandRoles[c.Cmd]))
 	}
-	if c.Dealer != "" && c.Dealer != ent.Name {
+	switch {
+	case ent.Role == RoleSupervisor:
+		// The supervisor approves, and signs for, what the dealer at the terminal does: Dealer
+		// names that dealer (the supervisor's signature covers it), or the supervisor.
+		if c.Supervisor != "" && c.Supervisor != ent.Name {
+			return refuse(fmt.Errorf("the command names supervisor %q but is signed by %s's key", c.Supervisor, ent.Name))
+		}
+		c.Supervisor = ent.Name
+	case c.Supervisor != "":
+		return refuse(fmt.Errorf("the command names supervisor %q but is signed by %s (%s), not a supervisor", c.Supervisor, ent.Name, ent.Role))
+	case c.Dealer != "" && c.Dealer != ent.Name:
 		return refuse(fmt.Errorf("the command names %q but is signed by %s's key", c.Dealer, ent.Name))
 	}
 	for k, t := range g.seen {
@@ -252,7 +271,9 @@ func (g *CommandGuard) Check(topic string, payload []byte, now time.Time) (Comma
 		return refuse(errors.New("the same signed command was already applied (a replay)"))
 	}
 	g.seen[key] = now
-	c.Dealer = ent.Name
+	if c.Dealer == "" || ent.Role != RoleSupervisor {
+		c.Dealer = ent.Name
+	}
 	return c, ent, nil
 }
 

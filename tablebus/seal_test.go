@@ -196,6 +196,11 @@ func TestCommandGuard(t *testing.T) {
 		{"a dealer may not bring new cards", topic, seal(f.Dealer, tablebus.Command{Cmd: "new-shoe"}, now), "may not give the command", ""},
 		{"the supervisor brings new cards", topic, seal(f.Supervisor, tablebus.Command{Cmd: "new-shoe"}, now), "", "supervisor.S1"},
 		{"a manual card in another's name", topic, seal(f.Dealer, tablebus.Command{Cmd: "manual", Dealer: "dealer.D2"}, now), "signed by dealer.D1's key", ""},
+		{"a dealer may not void alone", topic, seal(f.Dealer, tablebus.Command{Cmd: "void", Reason: "x"}, now), "may not give the command", ""},
+		{"a dealer may not claim an approval", topic, seal(f.Dealer, tablebus.Command{Cmd: "cut", At: 102, Supervisor: "supervisor.S1"}, now), "not a supervisor", ""},
+		{"the supervisor approves the dealer's void", topic, seal(f.Supervisor, tablebus.Command{Cmd: "void", Reason: "x", Dealer: "dealer.D1"}, now), "", "dealer.D1"},
+		{"an approval in another supervisor's name", topic, seal(f.Supervisor, tablebus.Command{Cmd: "void", Reason: "y", Supervisor: "supervisor.S2"}, now), "signed by supervisor.S1's key", ""},
+		{"the supervisor changes the limits", topic, seal(f.Supervisor, tablebus.Command{Cmd: "limits", Limits: []tablebus.Limit{{Spot: "tie", Min: 100, Max: 1000}}}, now), "", "supervisor.S1"},
 		{"too old", topic, seal(f.Dealer, cut, now.Add(-time.Minute)), "a replay or a wrong clock", ""},
 		{"from the future", topic, seal(f.Dealer, cut, now.Add(time.Minute)), "a replay or a wrong clock", ""},
 		{"first copy", topic, replayed, "", "dealer.D1"},
@@ -210,8 +215,12 @@ func TestCommandGuard(t *testing.T) {
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%s: refused: %v", tc.name, err)
-		case tc.want == "" && (c.Dealer != tc.by || key.Name != tc.by):
-			t.Errorf("%s: by %q/%q, want %q", tc.name, c.Dealer, key.Name, tc.by)
+		case tc.want == "" && c.Dealer != tc.by:
+			t.Errorf("%s: by %q (key %s), want %q", tc.name, c.Dealer, key.Name, tc.by)
+		case tc.want == "" && key.Role == tablebus.RoleSupervisor && c.Supervisor != key.Name:
+			t.Errorf("%s: approved by %q, signed by %s", tc.name, c.Supervisor, key.Name)
+		case tc.want == "" && key.Role == tablebus.RoleDealer && (c.Supervisor != "" || key.Name != tc.by):
+			t.Errorf("%s: a dealer's command: by %q (key %s), approved %q", tc.name, c.Dealer, key.Name, c.Supervisor)
 		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, tablebus.ErrCommandRefused)):
 			t.Errorf("%s: error %v, want one saying %q", tc.name, err, tc.want)
 		}
@@ -276,7 +285,7 @@ func TestCommandBeforeStartRefused(t *testing.T) {
 	fl := bustest.NewFloor(t, "T1")
 	topic := tablebus.Topics{Table: "T1"}.Commands()
 	signedAt := bustest.Epoch.Add(time.Hour)
-	p, err := tablebus.SealCommand(fl.Dealer, topic, tablebus.Command{V: 1, Cmd: "void", Reason: "x"}, signedAt)
+	p, err := tablebus.SealCommand(fl.Dealer, topic, tablebus.Command{V: 1, Cmd: "cut", At: 100}, signedAt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,19 +37,26 @@ func (s Status) Before(t Status) bool {
 // Command is a message on Topics.Commands: the dealer terminal (or a simulator) asking the
 // daemon to do something.
 type Command struct {
-	V      int        `json:"v"`
-	ID     string     `json:"id,omitempty"`     // correlation id, echoed in log lines
-	Cmd    string     `json:"cmd"`              // see Commands
-	Dealer string     `json:"dealer,omitempty"` // who: recorded with manual cards and voids
-	At     int        `json:"at,omitempty"`     // cut
-	Behind int        `json:"behind,omitempty"` // cutcard
-	Bets   []Bet      `json:"bets,omitempty"`   // bets
-	Seat   int        `json:"seat,omitempty"`   // decision
-	Choice string     `json:"decision,omitempty"`
-	Card   *card.Card `json:"card,omitempty"`   // manual
-	Reason string     `json:"reason,omitempty"` // void
-	Action string     `json:"action,omitempty"` // table: the chemin de fer bank's "withdraw", "accept", …
-	Amount int64      `json:"amount,omitempty"` // table
+	V      int    `json:"v"`
+	ID     string `json:"id,omitempty"`     // correlation id, echoed in log lines
+	Cmd    string `json:"cmd"`              // see Commands
+	Dealer string `json:"dealer,omitempty"` // who: recorded with manual cards and voids
+	// Supervisor is the supervisor who approves the command: the signer, whose key must be a
+	// supervisor's; Dealer then names the dealer at the terminal (CommandGuard.Check).
+	Supervisor string     `json:"supervisor,omitempty"`
+	At         int        `json:"at,omitempty"`     // cut
+	Behind     int        `json:"behind,omitempty"` // cutcard
+	Bets       []Bet      `json:"bets,omitempty"`   // bets
+	Seat       int        `json:"seat,omitempty"`   // decision
+	Choice     string     `json:"decision,omitempty"`
+	Card       *card.Card `json:"card,omitempty"`   // manual
+	Reason     string     `json:"reason,omitempty"` // void
+	Action     string     `json:"action,omitempty"` // table: the chemin de fer bank's "withdraw", "accept", …
+	Amount     int64      `json:"amount,omitempty"` // table
+	Limits     []Limit    `json:"limits,omitempty"` // limits: every spot's
+	// Attest: new-shoe on a table whose shuffler reads no card: how the dealer shuffled the
+	// decks they attest ("hand", "pre-shuffled", "csm").
+	Attest string `json:"attest,omitempty"`
 	// The seal: when it was signed (a command further than CommandWindow from the daemon's
 	// clock is refused), the signing key's id and the signature (seal.go).
 	TS  time.Time `json:"ts,omitzero"`
@@ -69,6 +76,12 @@ var Commands = map[string]string{
 	"count":       "the cards left in the shoe are in the shuffler: count them (end of shoe)",
 	"cutcard-out": "the stop card came out (for a shoe whose reader does not report it)",
 	"table":       "a between-rounds action on the game's state: action, seat, amount (the chemin de fer bank)",
+	"open":        "the table opens for play (a supervisor)",
+	"close":       "the table closes: no round opens until it opens again (a supervisor)",
+	"sign-in":     "the dealer signed in at the terminal",
+	"sign-out":    "the dealer signed out (reason: signed out, inactive, relieved)",
+	"limits":      "the table's limits change between rounds: limits = every spot's (a supervisor)",
+	"end-shoe":    "end a continuous shuffler's shoe between rounds, to count its cards",
 }
 
 // Reply answers one command on Topics.Replies.

@@ -63,6 +63,14 @@ type Bet struct {
 	Amount int64  `json:"amount"`
 }
 
+// Limit is a table's minimum and maximum stake on one spot, in cents (limits.changed, and the
+// limits command; seed 003).
+type Limit struct {
+	Spot string `json:"spot"`
+	Min  int64  `json:"min"`
+	Max  int64  `json:"max"`
+}
+
 // NeedKind is what a round waits for (guide's need).
 type NeedKind uint8
 
@@ -146,8 +154,11 @@ type Accounting struct {
 	Dealt  int `json:"dealt"`
 	Burned int `json:"burned"`
 	Left   int `json:"left"`
-	Total  int `json:"total"`
-	Want   int `json:"want"`
+	// Returned counts the cards a continuous shuffler took back after each round: dealt +
+	// burned + left − returned = want.
+	Returned int `json:"returned,omitempty"`
+	Total    int `json:"total"`
+	Want     int `json:"want"`
 }
 
 // Msg is one line of the dealer's guidance as a code of the message catalogs (games/text, one

@@ -34,9 +34,11 @@ func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 func commandInput(c tablebus.Command, now time.Time) (any, error) {
 	switch c.Cmd {
 	case "new-shoe":
-		return shoe.StartShoe{}, nil
+		return shoe.StartShoe{By: c.Dealer, Attest: c.Attest}, nil
+	case "end-shoe":
+		return shoe.EndShoe{By: c.Dealer, Time: now}, nil
 	case "count":
-		return shoe.CountLeft{}, nil
+		return shoe.CountLeft{By: c.Dealer}, nil
 	case "cutcard-out":
 		// The dealer saw the stop card come out of a shoe whose reader does not report it.
 		return shoe.Read{Kind: shoe.ReadCut, Time: now}, nil
@@ -45,18 +47,32 @@ func commandInput(c tablebus.Command, now time.Time) (any, error) {
 	case "cutcard":
 		return shoe.CutCardPlaced{Behind: c.Behind, Dealer: c.Dealer, Time: now}, nil
 	case "bets":
-		return shoe.OpenRound{Bets: tablebus.GameBets(c.Bets), Time: now}, nil
+		return shoe.OpenRound{Bets: tablebus.GameBets(c.Bets), Dealer: c.Dealer, Time: now}, nil
 	case "decision":
-		return shoe.PlayerDecision{Seat: c.Seat, Choice: c.Choice, Time: now}, nil
+		return shoe.PlayerDecision{Seat: c.Seat, Choice: c.Choice, Dealer: c.Dealer, Time: now}, nil
 	case "manual":
 		if c.Card == nil {
 			return nil, fmt.Errorf("manual: no card given")
 		}
-		return shoe.ManualCard{Card: *c.Card, Dealer: c.Dealer, Time: now}, nil
+		return shoe.ManualCard{Card: *c.Card, Dealer: c.Dealer, Supervisor: c.Supervisor, Time: now}, nil
 	case "void":
-		return shoe.VoidRound{Reason: c.Reason, Dealer: c.Dealer, Time: now}, nil
+		return shoe.VoidRound{Reason: c.Reason, Dealer: c.Dealer, Supervisor: c.Supervisor, Time: now}, nil
 	case "table":
 		return shoe.TableAction{Action: games.Action{Action: c.Action, Seat: c.Seat, Amount: c.Amount}, Dealer: c.Dealer, Time: now}, nil
+	case "open":
+		return shoe.TableOp{Op: shoe.OpOpen, By: c.Dealer, Approved: c.Supervisor, Time: now}, nil
+	case "close":
+		return shoe.TableOp{Op: shoe.OpClose, By: c.Dealer, Approved: c.Supervisor, Time: now}, nil
+	case "sign-in":
+		return shoe.TableOp{Op: shoe.OpSignIn, By: c.Dealer, Time: now}, nil
+	case "sign-out":
+		return shoe.TableOp{Op: shoe.OpSignOut, By: c.Dealer, Reason: c.Reason, Time: now}, nil
+	case "limits":
+		ls := tablebus.GameLimits(c.Limits)
+		if ls == nil {
+			ls = []games.Limit{} // every limit lifted
+		}
+		return shoe.ChangeLimits{Limits: ls, Dealer: c.Dealer, Supervisor: c.Supervisor, Time: now}, nil
 	}
 	return nil, fmt.Errorf("unknown command %q", c.Cmd)
 }
@@ -457,6 +473,14 @@ func embeddedBroker(o *options, log *slog.Logger) (*broker.Broker, error) {
 	}
 	accts = append(accts, broker.Account{Account: access.Account{Name: o.table, Role: access.Table}, Hash: hash})
 	accts = append(accts, o.devAccounts...)
+	if o.term.addr != "" && o.term.user == "" { // the dealer terminal's own connection: a dealer's account
+		o.term.user, o.term.pass = terminalAccount(o)
+		th, err := access.HashPassword(o.term.pass)
+		if err != nil {
+			return nil, err
+		}
+		accts = append(accts, broker.Account{Account: access.Account{Name: o.term.user, Role: access.Dealer}, Hash: th})
+	}
 	var anon []access.Role
 	if o.brokerAnon != "" && o.brokerAnon != "none" {
 		for _, name := range strings.Split(o.brokerAnon, ",") {

@@ -59,12 +59,16 @@ func openDevices(ctx context.Context, o *options, proc shoe.Procedure, log *slog
 		shufPort, shoePort, d.camera = sim.shuffler.Port(), sim.shoePort, sim.camera
 		log.Info("simulated devices", "shuffler", shufPort, "shoe", o.shoeKind, "port", shoePort)
 	}
-	sd, err := shuffler.Open(shufPort, shuffler.Opts{Logger: log})
-	if err != nil {
-		d.Close()
-		return nil, err
+	if o.shufflerKind == "sabot" { // none, csm: no shuffler's link
+		sd, err := shuffler.Open(shufPort, shuffler.Opts{Logger: log})
+		if err != nil {
+			d.Close()
+			return nil, err
+		}
+		d.shuffler = &shufflerAdapter{dev: sd}
+	} else {
+		log.Info("no shuffler's link: the dealer attests the cards at the terminal, and passes the cards left through the shoe at the count", "shuffler", o.shufflerKind)
 	}
-	d.shuffler = &shufflerAdapter{dev: sd}
 	switch {
 	case d.camera != nil:
 	case o.shoeKind == "camera":
@@ -142,6 +146,9 @@ func (d *devices) readShoe(ctx context.Context, loop *shoe.Loop, log *slog.Logge
 // mismatch, the link) into device faults: the shoe machine holds the round where one is in
 // progress (RULES.md §1 "Faults").
 func (d *devices) watchShuffler(ctx context.Context, loop *shoe.Loop, log *slog.Logger) error {
+	if d.shuffler == nil {
+		return nil
+	}
 	for {
 		var ev shuffler.Event
 		select {

@@ -25,7 +25,7 @@ import (
 // testDiag builds the technician side of a table on simulated devices (pseudo-terminals).
 func testDiag(t *testing.T) (*diag, *floor.Floor, *devices) {
 	t.Helper()
-	o := &options{table: "T1", game: "punto-banco", sim: true, simSeed: 5, simPace: time.Millisecond}
+	o := &options{table: "T1", game: "punto-banco", sim: true, simSeed: 5, simPace: time.Millisecond, shufflerKind: "sabot"}
 	o.ops.stallAfter = 30 * time.Second
 	log := slog.New(slog.DiscardHandler)
 	proc, _ := shoe.ProcedureFor(shoe.Baccarat, 0)

@@ -32,6 +32,7 @@ import (
 	"github.com/sabot-tables/sabot/games"
 	"github.com/sabot-tables/sabot/games/catalog"
 	"github.com/sabot-tables/sabot/shoe"
+	"github.com/sabot-tables/sabot/shoe/card"
 	"github.com/sabot-tables/sabot/tablebus"
 	"github.com/sabot-tables/sabot/tablebus/access"
 	"github.com/sabot-tables/sabot/tablebus/broker"
@@ -134,7 +135,11 @@ type options struct {
 	simDeck       string
 	quiet         bool
 	logLevel      string
-	ops           opsOptions // web view, metrics, logs, watchdog (web.go)
+	ops           opsOptions  // web view, metrics, logs, watchdog (web.go)
+	term          termOptions // the dealer terminal (terminal.go)
+	simDealer     string
+	simStack      []card.Card
+	shufflerKind  string
 	key           string
 	keyring       string
 	root          string
@@ -188,6 +193,17 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.quiet, "quiet", false, "do not print the live feed on standard output")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	addOpsFlags(fs, &o.ops)
+	addTerminalFlags(fs, &o.term)
+	fs.Func("sim-stack", "simulation: the first shoe's first cards after the cut, in order, e.g. 2c,8s,5h,As (a stacked deck for a given round)", func(v string) error {
+		cs, err := card.ParseList(v)
+		if err != nil {
+			return fmt.Errorf("sim-stack: %w", err)
+		}
+		o.simStack = cs
+		return nil
+	})
+	fs.StringVar(&o.shufflerKind, "shuffler", "sabot", "the shuffler: sabot (a Sabot-protocol shuffler on --shuffler-port, which reads and counts the cards), none (no shuffler's link: the dealer shuffles by hand or opens pre-shuffled packs and attests them at the terminal; the count passes the cards left through the shoe) or csm (a continuous shuffler, blackjack: no cut, no stop card, every round's cards go back)")
+	fs.StringVar(&o.simDealer, "sim-dealer", "on", "simulation: on, the simulated dealer gives every command; off, the dealer terminal does (the simulated hands still draw the cards and load the shoe)")
 	addJournalFlags(fs, &o.jopt)
 	fs.StringVar(&o.key, "key", "", "the table's Ed25519 signing key (sabot keys table); empty: development keys beside the journal")
 	fs.StringVar(&o.keyring, "keyring", "", "the keyring signed by the floor's root (sabot keys sign), published retained")
@@ -210,6 +226,17 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 			return nil, err
 		}
 	}
+	if p := os.Getenv("SABOT_TERMINAL_MQTT_PASSWORD"); p != "" && o.term.pass == "" {
+		o.term.pass = p
+	}
+	switch o.simDealer {
+	case "on", "off":
+	default:
+		return nil, fmt.Errorf("sim-dealer %q: on or off", o.simDealer)
+	}
+	if o.simDealer == "off" && o.term.addr == "" {
+		return nil, fmt.Errorf("sim-dealer off: give --terminal, the page that deals instead")
+	}
 	if p := os.Getenv("SABOT_MQTT_PASSWORD"); p != "" && o.pass == "" {
 		o.pass = p
 	}
@@ -226,10 +253,17 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	default:
 		return nil, fmt.Errorf("shoe %q: reader or camera", o.shoeKind)
 	}
+	switch o.shufflerKind {
+	case "sabot", "none", "csm":
+	default:
+		return nil, fmt.Errorf("shuffler %q: sabot, none or csm", o.shufflerKind)
+	}
 	if !o.sim {
 		switch {
-		case o.shufflerPort == "":
-			return nil, fmt.Errorf("no shuffler: give --shuffler-port, or --sim for simulated devices")
+		case o.shufflerPort == "" && o.shufflerKind == "sabot":
+			return nil, fmt.Errorf("no shuffler: give --shuffler-port, or --sim for simulated devices, or --shuffler none (cards shuffled by hand) or csm (a continuous shuffler)")
+		case o.shufflerPort != "" && o.shufflerKind != "sabot":
+			return nil, fmt.Errorf("shuffler-port with --shuffler %s: that shuffler has no link", o.shufflerKind)
 		case o.shoeKind == "reader" && o.shoePort == "":
 			return nil, fmt.Errorf("no shoe: give --shoe-port (a reading shoe), --shoe camera, or --sim for simulated devices")
 		case o.shoeKind == "camera" && (o.camera == "" || o.visionProfile == ""):
@@ -335,6 +369,14 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	if o.shufflerKind == "csm" {
+		if o.burn != "" || o.stopCard != 0 {
+			return fmt.Errorf("a continuous shuffler's shoe has no burn and no stop card (RULES.md §1): drop --burn and --stop-card")
+		}
+		if proc, err = proc.WithContinuous(); err != nil {
+			return err
+		}
+	}
 	if o.burn != "" {
 		if proc, err = proc.WithBurn(o.burn); err != nil {
 			return err
@@ -376,7 +418,7 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	j, session := sj.j, sj.session
 	defer j.Close()
-	m, err := restore(ctx, j, proc, eng, o.table, o.progPool)
+	m, err := restore(ctx, j, shoe.Config{Proc: proc, Engine: eng, Table: o.table, Progressive: o.progPool, HandCount: o.shufflerKind != "sabot"})
 	if err != nil {
 		return err
 	}
@@ -428,14 +470,21 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if devs.sim != nil {
 		devs.sim.restore(m)
 	}
-	loop := shoe.NewLoop(m, devs.shuffler, ob, log)
+	var shuf shoe.Shuffler // none: the dealer attests the cards, the shoe counts them
+	if devs.shuffler != nil {
+		shuf = devs.shuffler
+	}
+	loop := shoe.NewLoop(m, shuf, ob, log)
 	var printer *outbox.Observer
 	if !o.quiet {
 		printer = ob.Observe()
 	}
-	var dealerObs *outbox.Observer
+	var dealerObs, termObs *outbox.Observer
 	if o.sim {
 		dealerObs = ob.Observe()
+	}
+	if o.term.addr != "" {
+		termObs = ob.Observe()
 	}
 
 	tlsConf, err := mqttbus.TLSFiles(o.mqttCA, o.mqttCert, o.mqttKey)
@@ -458,6 +507,14 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	var term *dealerTerminal
+	if o.term.addr != "" {
+		ent, _ := catalog.Lookup(o.game)
+		if term, err = newTerminal(ctx, termDeps{o: o, log: log, j: j, ob: ob, obs: termObs, m: m, eng: eng, proc: proc, kr: kr,
+			url: url, family: ent.Family}); err != nil {
+			return err
+		}
+	}
 	if err := recordLoss(ctx, ob, sj, o); err != nil { // the session's first event, seen by every observer
 		return err
 	}
@@ -467,8 +524,11 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	stopHalt := context.AfterFunc(gctx, devs.Halt)
 	defer stopHalt()
 	g.Go(func() error { return ops.run(gctx) })
+	if term != nil {
+		g.Go(func() error { return term.run(gctx) })
+	}
 	g.Go(func() error { return loop.Run(gctx) })
-	if m.Phase() == shoe.Verified {
+	if m.Phase() == shoe.Verified && shuf != nil {
 		g.Go(func() error { // shuffle the load verified before the restart
 			if err := loop.Do(gctx, shoe.StartShoe{}); err != nil && gctx.Err() == nil {
 				log.Warn("shuffling the load verified before the restart", "err", err)
@@ -476,7 +536,21 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return nil
 		})
 	}
-	g.Go(func() error { return ob.Run(gctx, client) })
+	// The outbox outlives the table on the way down: what was journaled before a stop goes
+	// out (within drainOnStop), so that no consumer waits for the next start to have it.
+	obCtx, stopOb := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopOb()
+	var obErr error
+	obRan := make(chan struct{})
+	go func() { obErr = ob.Run(obCtx, client); close(obRan) }()
+	g.Go(func() error {
+		select {
+		case <-obRan:
+			return obErr
+		case <-gctx.Done():
+			return nil
+		}
+	})
 	g.Go(func() error { return serveCommands(gctx, client, topics, loop, guard, ob, log) })
 	if o.progPool != "" {
 		link := &progressiveLink{pool: o.progPool, table: o.table, kr: kr, loop: loop, obs: ob.Observe(), wait: o.progWait,
@@ -506,7 +580,7 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		select {
 		case <-simDone:
 			// The simulation played its shoes: let the feed drain, then stop.
-			drain(gctx, ob, client, log)
+			drain(gctx, ob, client, 10*time.Second, log)
 			return errDone
 		case <-gctx.Done():
 			return nil
@@ -516,6 +590,13 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	// Shutdown: actuators first, then a clean offline status.
 	ops.stopping()
 	devs.Halt()
+	select {
+	case <-obRan: // it failed: nothing more goes out
+	default:
+		drain(obCtx, ob, client, drainOnStop, log)
+	}
+	stopOb()
+	<-obRan // its marks saved
 	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if perr := ob.Offline(sctx, client); perr != nil {
@@ -532,17 +613,22 @@ var errDone = errors.New("simulation done")
 
 // restore builds the table's machine and, if the journal holds a shoe that has not ended,
 // replays it so that the daemon stands where it stood: same shoe, same round, same engine state.
-func restore(ctx context.Context, j *journal.Journal, proc shoe.Procedure, eng games.Engine, table, pool string) (*shoe.Machine, error) {
-	m, err := shoe.Restore(ctx, j, shoe.Config{Proc: proc, Engine: eng, Table: table, Manage: catalog.Manage, Progressive: pool})
+func restore(ctx context.Context, j *journal.Journal, cfg shoe.Config) (*shoe.Machine, error) {
+	cfg.Manage = catalog.Manage
+	m, err := shoe.Restore(ctx, j, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%w (journal %s)", err, j.Path())
 	}
 	return m, nil
 }
 
-// drain waits until the outbox has published everything journaled (at most 10 s).
-func drain(ctx context.Context, ob *outbox.Outbox, _ *mqttbus.Client, log *slog.Logger) {
-	deadline := time.NewTimer(10 * time.Second)
+// drainOnStop bounds the publishing of what was journaled when the daemon stops: it stops
+// within seconds of a signal; what is left goes out at the next start.
+const drainOnStop = 2 * time.Second
+
+// drain waits until the outbox has published everything journaled (at most within).
+func drain(ctx context.Context, ob *outbox.Outbox, _ *mqttbus.Client, within time.Duration, log *slog.Logger) {
+	deadline := time.NewTimer(within)
 	defer deadline.Stop()
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()

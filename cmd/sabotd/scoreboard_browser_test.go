@@ -51,13 +51,14 @@ func TestScoreboardBrowser(t *testing.T) {
 	defer cancel()
 	ctx, cancelT := context.WithTimeout(ctx, 4*time.Minute)
 	defer cancelT()
-	do := func(what string, actions ...chromedp.Action[chromedp.Void]) {
+	// Each takes the test it runs in: a subtest's failure stops the subtest, not its parent.
+	do := func(t *testing.T, what string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		if err := chromedp.Do(ctx, actions...); err != nil {
 			t.Fatalf("%s: %v\nsabotd's log:\n%s", what, err, d.log())
 		}
 	}
-	eval := func(what, js string) string {
+	eval := func(t *testing.T, what, js string) string {
 		t.Helper()
 		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
 		if err != nil {
@@ -65,7 +66,7 @@ func TestScoreboardBrowser(t *testing.T) {
 		}
 		return v
 	}
-	shot := func(name string) {
+	shot := func(t *testing.T, name string) {
 		t.Helper()
 		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 		if err != nil {
@@ -97,13 +98,13 @@ func TestScoreboardBrowser(t *testing.T) {
 			if tc.lang != "" {
 				url += "?lang=" + tc.lang
 			}
-			do("open the scoreboard", chromedp.Navigate(url),
+			do(t, "open the scoreboard", chromedp.Navigate(url),
 				chromedp.Poll[chromedp.Void](enough, chromedp.WithPollingInterval(200*time.Millisecond), chromedp.WithPollingTimeout(3*time.Minute)))
 			lang := tc.lang
 			if lang == "" {
 				lang = "zh-Hant"
 			}
-			got := eval("the words", `JSON.stringify([document.documentElement.lang, document.getElementById('title').textContent,
+			got := eval(t, "the words", `JSON.stringify([document.documentElement.lang, document.getElementById('title').textContent,
 				[...new Set([...document.querySelectorAll('#bead text')].map(e => e.textContent))].sort().join(''),
 				document.querySelector('#limits .lim[data-spot="banker"] b').textContent,
 				document.querySelector('#ask .side.banker h3').textContent,
@@ -118,7 +119,7 @@ func TestScoreboardBrowser(t *testing.T) {
 				}
 			}
 			// Every road is drawn, and each derived road's prediction shows a mark for both sides.
-			counts := eval("the roads", `['#bead .bead', '#big .ring', '#big_eye_boy .m', '#small_road .m', '#cockroach_pig .m',
+			counts := eval(t, "the roads", `['#bead .bead', '#big .ring', '#big_eye_boy .m', '#small_road .m', '#cockroach_pig .m',
 				'#ask .side.banker .next:not(.none)', '#ask .side.player .next:not(.none)']
 				.map(s => document.querySelectorAll(s).length).join(' ')`)
 			var bead, big, beb, small, roach, askB, askP int
@@ -126,18 +127,18 @@ func TestScoreboardBrowser(t *testing.T) {
 			if bead < 8 || big < 4 || beb < 1 || small < 1 || roach < 1 || askB != 3 || askP != 3 {
 				t.Errorf("%s: marks bead %d, big %d, derived %d %d %d, prediction %d %d", name, bead, big, beb, small, roach, askB, askP)
 			}
-			if n := eval("the count", `document.querySelectorAll('#count .n b').length + ' ' + document.querySelector('#status').textContent`); !strings.HasPrefix(n, "6 ") {
+			if n := eval(t, "the count", `document.querySelectorAll('#count .n b').length + ' ' + document.querySelector('#status').textContent`); !strings.HasPrefix(n, "6 ") {
 				t.Errorf("%s: the count %q", name, n)
 			}
-			shot("scoreboard-" + name + ".png")
+			shot(t, "scoreboard-"+name+".png")
 		})
 	}
 	// A squeezed card shows its back until it is revealed: wait for one on the layout.
-	do("a squeezed card", chromedp.Poll[chromedp.Void](`document.querySelectorAll('#coup .card.back').length > 0`,
+	do(t, "a squeezed card", chromedp.Poll[chromedp.Void](`document.querySelectorAll('#coup .card.back').length > 0`,
 		chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(time.Minute)))
-	shot("scoreboard-squeeze.png")
+	shot(t, "scoreboard-squeeze.png")
 	// The surveillance view of the same table: the derived roads and the live odds.
-	do("the floor", chromedp.Navigate(floorURL), chromedp.WaitVisible(`#t-T1 .odds-table tr[data-spot="dragon-7"]`),
+	do(t, "the floor", chromedp.Navigate(floorURL), chromedp.WaitVisible(`#t-T1 .odds-table tr[data-spot="dragon-7"]`),
 		chromedp.WaitVisible(`#t-T1 .derived-roads svg`))
-	shot("floor-odds.png")
+	shot(t, "floor-odds.png")
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/sabot-tables/sabot/driver/readershoe/readershoetest"
@@ -32,6 +33,16 @@ type simTable struct {
 	decks    int
 	shoePort string      // the reading shoe's pseudo-terminal
 	camera   *cameraShoe // the daemon's side of the simulated camera shoe
+	unloaded bool        // the simulated hands put the cards left in the shuffler at this shoe's end
+	stack    []card.Card // --sim-stack: the first shoe's first cards, once
+	log      *slog.Logger
+	// mode is --shuffler: "sabot" (the simulated shuffler reads, shuffles and counts), "none"
+	// (the dealer's hands shuffle and pass the cards left through the shoe) or "csm" (a
+	// continuous shuffler takes every round's cards back).
+	mode     string
+	pile     []card.Card // none, csm: the cards in the dealer's hands, out of shoe and discards
+	inShoe   int         // csm: rounds dealt in the shoe, for the simulated dealer to end it
+	counting bool        // none, csm: the cards left are being passed through the shoe
 }
 
 func newSimTable(ctx context.Context, o *options, proc shoe.Procedure, log *slog.Logger) (*simTable, error) {
@@ -43,11 +54,16 @@ func newSimTable(ctx context.Context, o *options, proc shoe.Procedure, log *slog
 	if err != nil {
 		return nil, err
 	}
-	t := &simTable{shuffler: sh, misread: o.simMisread, dealer: shoetest.NewDealer(o.game, proc, seed)}
+	t := &simTable{shuffler: sh, misread: o.simMisread, dealer: shoetest.NewDealer(o.game, proc, seed), log: log.With("sim", "hands"), stack: o.simStack,
+		mode: o.shufflerKind}
 	// A baccarat table's side bets (option side-bets, or its pay table's own) get bettors too.
-	if b, err := baccarat.New(games.Config{Game: o.game, Options: o.options.m}); err == nil {
+	// Every bet is within the table's limits (--limits, and option limits' seed 003 range).
+	limits, _ := parseLimits(o.limits) // checked where the table's engine is made
+	if b, err := baccarat.New(games.Config{Game: o.game, Limits: limits, Options: o.options.m}); err == nil {
 		t.dealer.Bettors = shoetest.SideBettors(t.dealer.Bettors, b.SideSpots(), 100)
+		limits = b.Limits()
 	}
+	t.dealer.Limits = limits
 	if o.shoeKind == "camera" {
 		cs, cam, err := openSimCamera(ctx, o.simDeck, filepath.Dir(o.journal), seed, log)
 		if err != nil {
@@ -84,6 +100,13 @@ func (t *simTable) restore(m *shoe.Machine) {
 	}
 	switch m.Phase() {
 	case shoe.Idle, shoe.Verified:
+		if t.mode != "sabot" { // in the dealer's hands
+			t.pile = list(card.Decks(t.decks))
+			if m.Phase() == shoe.Verified {
+				t.pack, t.pile = t.pile, nil
+			}
+			return
+		}
 		// New cards, or the load the shuffler holds: N complete decks in its input tray.
 		for range t.decks {
 			t.shuffler.Insert(card.Deck())
@@ -125,10 +148,33 @@ func (t *simTable) deal(ctx context.Context, ob *outbox.Observer, loop *shoe.Loo
 	log = log.With("sim", "dealer")
 	shoes := 0
 	drawing := false // a card drawn and not yet seen on the feed: the dealer does not draw again
+	// With the simulated dealer off, the dealer terminal gives every command; the simulated
+	// hands only do what has no command: they draw the cards the table asks for, cut the pack
+	// and load the shoe as the terminal's cut and stop card say, and carry the cards between
+	// the shoe and the shuffler.
+	hands := o.simDealer == "off"
+	// A refused action changes nothing, so the table says nothing new: unless something comes,
+	// the dealer looks at the same guidance again after a while (new bets, another try).
+	var refused *tablebus.Event
+	next := func() (tablebus.Event, error) {
+		if refused == nil {
+			return ob.Next(ctx)
+		}
+		wctx, cancel := context.WithTimeout(ctx, max(o.simPace, simRetry))
+		defer cancel()
+		e, err := ob.Next(wctx)
+		if err != nil && ctx.Err() == nil {
+			return *refused, nil
+		}
+		return e, err
+	}
 	for {
-		e, err := ob.Next(ctx)
+		e, err := next()
 		if err != nil {
 			return nil
+		}
+		if e.Type == tablebus.Guide {
+			refused = nil // what the table says now
 		}
 		if e.Type == tablebus.ShoeEnded {
 			shoes++
@@ -139,6 +185,29 @@ func (t *simTable) deal(ctx context.Context, ob *outbox.Observer, loop *shoe.Loo
 			log.Error("SIM: WRONG READ", "drawn", t.lastCard.String(), "read", e.Card.String(), "seq", e.Seq)
 		}
 		t.dealer.Observe(e)
+		if err := t.handle(e, hands); err != nil {
+			log.Warn("simulated hands", "event", e.Type, "err", err)
+		}
+		if e.Type == tablebus.Guide && t.mode != "sabot" && e.State == shoe.Counting.String() && t.cardsToPass() {
+			// No shuffler counts the cards left: the dealer passes them through the shoe.
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(o.simPace):
+			}
+			if err := t.passOne(ctx); err != nil && ctx.Err() == nil {
+				log.Warn("simulated hands: passing a card left", "err", err)
+			}
+			continue
+		}
+		if e.Type == tablebus.Guide && t.mode == "csm" && !hands && e.State == shoe.Between.String() && t.inShoe >= csmRounds {
+			// The simulated dealer ends a continuous shuffler's shoe now and then, to count it.
+			t.inShoe = 0
+			if err := loop.Do(ctx, shoe.EndShoe{By: t.dealer.ID, Time: time.Now()}); err != nil && ctx.Err() == nil {
+				log.Warn("simulated dealer: ending the shoe", "err", err)
+			}
+			continue
+		}
 		switch e.Type {
 		case tablebus.CardDealt, tablebus.Burn, tablebus.Fault, tablebus.CutCardReached, tablebus.ShoeEnded:
 			drawing = false
@@ -154,7 +223,7 @@ func (t *simTable) deal(ctx context.Context, ob *outbox.Observer, loop *shoe.Loo
 		if err != nil {
 			return err
 		}
-		if a.Kind == shoetest.Wait || a.Kind == shoetest.Draw && drawing {
+		if a.Kind == shoetest.Wait || a.Kind == shoetest.Draw && drawing || hands && a.Kind != shoetest.Draw {
 			// A guidance that repeats the need of a card already drawn (an input that changed
 			// nothing of the round, such as the progressive controller's status, says it again).
 			continue
@@ -173,42 +242,39 @@ func (t *simTable) deal(ctx context.Context, ob *outbox.Observer, loop *shoe.Loo
 				return nil
 			}
 			log.Warn("simulated dealer", "action", a.Kind.String(), "err", err)
+			refused = &e
 		}
 	}
 }
+
+// simRetry is how long the simulated dealer waits for news after a refused action before it
+// looks at the table's guidance again.
+const simRetry = 200 * time.Millisecond
 
 func (t *simTable) act(ctx context.Context, a shoetest.Action, loop *shoe.Loop) error {
 	now := time.Now()
 	switch a.Kind {
 	case shoetest.NewShoe:
-		t.shuffler.Insert(t.discards)
-		t.discards = nil
+		if t.mode != "sabot" {
+			t.gather()
+			return loop.Do(ctx, shoe.StartShoe{Attest: t.attest(), By: t.dealer.ID})
+		}
+		t.loadShuffler()
 		return loop.Do(ctx, shoe.StartShoe{})
 	case shoetest.Cut:
-		if len(t.pack) == 0 {
-			t.pack = t.shuffler.TakeOutput()
+		if err := t.cut(a.At); err != nil {
+			return err
 		}
-		if a.At > len(t.pack) {
-			return fmt.Errorf("cut at %d of %d cards", a.At, len(t.pack))
-		}
-		t.pack = append(t.pack[a.At:], t.pack[:a.At]...)
 		return loop.Do(ctx, shoe.CutDone{At: a.At, Dealer: t.dealer.ID, Time: now})
 	case shoetest.PlaceCut:
-		var stack []readershoetest.Item
-		for i, c := range t.pack {
-			if i == len(t.pack)-a.Behind {
-				stack = append(stack, readershoetest.Item{Cut: true})
-			}
-			stack = append(stack, readershoetest.Item{Card: c})
-		}
-		t.pack = nil
-		t.shoe.Load(stack)
+		t.placeCut(a.Behind)
 		return loop.Do(ctx, shoe.CutCardPlaced{Behind: a.Behind, Dealer: t.dealer.ID, Time: now})
 	case shoetest.Draw:
-		if t.shoe.Remaining() == 0 && len(t.pack) == 0 {
+		if t.shoe.Remaining() == 0 && len(t.pack) == 0 && t.mode == "sabot" {
 			t.pack = t.shuffler.TakeOutput() // poker: no cut, no stop card
 		}
 		if len(t.pack) > 0 { // a pack without a stop card (poker) goes into the shoe as it is
+			t.stackPack()
 			var stack []readershoetest.Item
 			for _, c := range t.pack {
 				stack = append(stack, readershoetest.Item{Card: c})
@@ -227,6 +293,8 @@ func (t *simTable) act(ctx context.Context, a shoetest.Action, loop *shoe.Loop) 
 		if !it.Cut {
 			t.lastCard = it.Card
 			t.discards = append(t.discards, it.Card)
+			// The simulation knows the card a misread leaves unread (a test enters it by hand).
+			t.log.Debug("simulated dealer drew", "card", it.Card.String(), "drawn", t.drawn)
 		}
 		return nil // the read arrives through the driver
 	case shoetest.Bets:
@@ -240,12 +308,167 @@ func (t *simTable) act(ctx context.Context, a shoetest.Action, loop *shoe.Loop) 
 	case shoetest.Manage:
 		return loop.Do(ctx, shoe.TableAction{Action: a.Manage, Dealer: t.dealer.ID, Time: now})
 	case shoetest.Count:
-		if len(t.pack) == 0 && t.shoe.Remaining() == 0 {
-			t.pack = t.shuffler.TakeOutput() // a poker round nobody played: the pack was never dealt
+		if t.mode != "sabot" { // the cards left were passed through the shoe
+			return loop.Do(ctx, shoe.CountLeft{By: t.dealer.ID})
 		}
-		t.shuffler.Insert(append(t.shoe.Unload(), t.pack...))
-		t.pack = nil
+		t.unloadShoe()
 		return loop.Do(ctx, shoe.CountLeft{})
+	}
+	return nil
+}
+
+// The physical steps of the simulated hands, with or without the simulated dealer's commands.
+
+// loadShuffler puts the discards in the shuffler's input tray, with the cards left that the
+// count put there: the next shoe's cards.
+func (t *simTable) loadShuffler() {
+	t.shuffler.Insert(t.discards)
+	t.discards = nil
+}
+
+// cut takes the shuffled pack out of the shuffler and cuts it at.
+func (t *simTable) cut(at int) error {
+	if len(t.pack) == 0 {
+		t.pack = t.shuffler.TakeOutput()
+	}
+	if at > len(t.pack) {
+		return fmt.Errorf("cut at %d of %d cards", at, len(t.pack))
+	}
+	t.pack = append(t.pack[at:], t.pack[:at]...)
+	return nil
+}
+
+// stackPack puts --sim-stack's cards first in the pack, in their order, once: a stacked deck,
+// as a dealer school deals one, for a test that needs a round of given cards.
+func (t *simTable) stackPack() {
+	if len(t.stack) == 0 {
+		return
+	}
+	rest := slices.Clone(t.pack)
+	var top []card.Card
+	for _, c := range t.stack {
+		if i := slices.Index(rest, c); i >= 0 {
+			top = append(top, c)
+			rest = slices.Delete(rest, i, i+1)
+		}
+	}
+	t.pack, t.stack = append(top, rest...), nil
+}
+
+// placeCut puts the stop card behind cards from the back and the pack in the shoe.
+func (t *simTable) placeCut(behind int) {
+	t.stackPack()
+	var stack []readershoetest.Item
+	for i, c := range t.pack {
+		if i == len(t.pack)-behind {
+			stack = append(stack, readershoetest.Item{Cut: true})
+		}
+		stack = append(stack, readershoetest.Item{Card: c})
+	}
+	t.pack = nil
+	t.shoe.Load(stack)
+}
+
+// unloadShoe takes the cards left out of the shoe (and a pack never dealt) into the shuffler,
+// to be counted.
+func (t *simTable) unloadShoe() {
+	if len(t.pack) == 0 && t.shoe.Remaining() == 0 {
+		t.pack = t.shuffler.TakeOutput() // a poker round nobody played: the pack was never dealt
+	}
+	t.shuffler.Insert(append(t.shoe.Unload(), t.pack...))
+	t.pack = nil
+}
+
+// handle is the simulated hands' answer to what the table did that has no command of its own:
+// a continuous shuffler's return of a round's cards and its first load (every mode), and, with
+// the dealer terminal dealing (hands), the cut and the stop card where the terminal said and
+// the cards carried at the shoe's end and start.
+func (t *simTable) handle(e tablebus.Event, hands bool) error {
+	switch {
+	case e.Type == tablebus.CardsReturned:
+		t.returnCards()
+	case e.Type == tablebus.Shuffled && t.mode == "csm":
+		t.loadPack() // the continuous shuffler's output is the shoe: no cut, no stop card
+	case e.Type == tablebus.RoundSettled || e.Type == tablebus.RoundVoided:
+		t.inShoe++
+	case !hands:
+	case e.Type == tablebus.Cut:
+		return t.cut(e.At)
+	case e.Type == tablebus.CutCardPlaced:
+		t.placeCut(e.Behind)
+	case e.Type == tablebus.Guide && e.State == shoe.Counting.String() && !t.unloaded && t.mode == "sabot":
+		t.unloadShoe()
+		t.unloaded = true
+	case e.Type == tablebus.Guide && e.State == shoe.Idle.String() && t.mode != "sabot" && len(t.pack) == 0:
+		t.gather()
+	case e.Type == tablebus.Guide && e.State == shoe.Idle.String() && len(t.discards) > 0:
+		t.loadShuffler()
+	}
+	if e.Type == tablebus.Guide && e.State != shoe.Counting.String() && e.State != "held" {
+		t.unloaded = false
+	}
+	return nil
+}
+
+// csmRounds is how many rounds the simulated dealer deals from a continuous shuffler before
+// ending its shoe to count it.
+const csmRounds = 20
+
+// attest is how the simulated dealer says the cards were shuffled.
+func (t *simTable) attest() string {
+	if t.mode == "csm" {
+		return "csm"
+	}
+	return "hand"
+}
+
+// gather takes every card off the table into the dealer's hands and shuffles them there (no
+// shuffler's link) or loads them into the continuous shuffler: the next shoe's pack.
+func (t *simTable) gather() {
+	cards := append(append(t.pile, t.discards...), t.shoe.Unload()...)
+	t.pile, t.discards = nil, nil
+	t.dealer.Rng.Shuffle(len(cards), func(i, j int) { cards[i], cards[j] = cards[j], cards[i] })
+	t.pack = cards
+}
+
+// loadPack puts the pack in the shoe as it is (no stop card).
+func (t *simTable) loadPack() {
+	t.stackPack()
+	var stack []readershoetest.Item
+	for _, c := range t.pack {
+		stack = append(stack, readershoetest.Item{Card: c})
+	}
+	t.pack = nil
+	t.shoe.Load(stack)
+}
+
+// returnCards puts the round's cards back into the continuous shuffler, at random places.
+func (t *simTable) returnCards() {
+	cards := append(t.shoe.Unload(), t.discards...)
+	t.discards = nil
+	t.dealer.Rng.Shuffle(len(cards), func(i, j int) { cards[i], cards[j] = cards[j], cards[i] })
+	var stack []readershoetest.Item
+	for _, c := range cards {
+		stack = append(stack, readershoetest.Item{Card: c})
+	}
+	t.shoe.Load(stack)
+}
+
+// cardsToPass reports whether cards are left to pass through the shoe at the count.
+func (t *simTable) cardsToPass() bool { return t.shoe.Remaining() > 0 || len(t.pack) > 0 }
+
+// passOne passes one card left through the reading shoe, to be counted.
+func (t *simTable) passOne(ctx context.Context) error {
+	if t.shoe.Remaining() == 0 && len(t.pack) > 0 {
+		t.loadPack() // a pack never dealt (a poker round nobody played)
+	}
+	t.shoe.SetBurnMode(false)
+	it, err := t.shoe.DrawItem(ctx)
+	if err != nil {
+		return err
+	}
+	if !it.Cut {
+		t.discards = append(t.discards, it.Card)
 	}
 	return nil
 }

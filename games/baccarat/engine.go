@@ -273,6 +273,19 @@ func (e *Engine) spots() []string {
 	return append([]string{SpotPlayer, SpotBanker, SpotTie, SpotPlayerPair, SpotBankerPair}, sideSpots(e.sides)...)
 }
 
+var _ games.Layout = (*Engine)(nil)
+
+// SetLimits replaces the limits from the next coup on (a supervisor's change): the tie's lower
+// minimum with other bets (OptTieMinWithBet, seed 003) stays as configured.
+func (e *Engine) SetLimits(ls []games.Limit) error {
+	cfg, err := e.cfg.WithLimits(ls, e.spots())
+	if err != nil {
+		return err
+	}
+	e.cfg = cfg
+	return nil
+}
+
 // Begin starts a new coup with bets. It checks each spot, one bet per seat and spot, the
 // table's limits (seed 003) and, in chemin de fer, the bank (see Bank).
 func (e *Engine) Begin(bets []games.Bet) error {

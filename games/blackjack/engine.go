@@ -2,6 +2,7 @@ package blackjack
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -177,6 +178,29 @@ func newEngine(cfg games.Config, r Rules, spots []string) (*Engine, error) {
 		set[k] = true
 	}
 	return &Engine{game: cfg.Game, rules: r, decks: cfg.Decks, cfg: cfg, set: set, spots: spots}, nil
+}
+
+var _ games.Layout = (*Engine)(nil)
+
+// Spots returns the layout's spots: main and perfect-pairs, or Challenge 21's rounds.
+func (e *Engine) Spots() []string {
+	if e.game == GameBlackjack {
+		return append(slices.Clone(e.spots), SpotPerfectPairs)
+	}
+	return slices.Clone(e.spots)
+}
+
+// Limits returns the limits in force.
+func (e *Engine) Limits() []games.Limit { return slices.Clone(e.cfg.Limits) }
+
+// SetLimits replaces the limits from the next round on.
+func (e *Engine) SetLimits(ls []games.Limit) error {
+	cfg, err := e.cfg.WithLimits(ls, e.Spots())
+	if err != nil {
+		return err
+	}
+	e.cfg = cfg
+	return nil
 }
 
 // Game returns "blackjack" or "challenge21".

@@ -48,3 +48,45 @@ func TestPlayRoundBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestLayout: every game tells its spots, and takes new limits between rounds: a bet outside
+// them is refused from the next round, a limit on a spot the game has not is refused whole.
+func TestLayout(t *testing.T) {
+	for _, game := range Games() {
+		t.Run(game, func(t *testing.T) {
+			eng, err := New(games.Config{Game: game})
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, ok := eng.(games.Layout)
+			if !ok {
+				t.Fatalf("%s is not a games.Layout", game)
+			}
+			spots := l.Spots()
+			if len(spots) == 0 {
+				t.Fatal("no spots")
+			}
+			first := spots[0]
+			if err := l.SetLimits([]games.Limit{{Spot: first, Min: 500, Max: 1000}, {Spot: "no-such-spot", Min: 1, Max: 2}}); err == nil ||
+				!strings.Contains(err.Error(), "no-such-spot: not a spot of the layout") {
+				t.Fatalf("a limit on an unknown spot: %v", err)
+			}
+			if len(l.Limits()) != 0 {
+				t.Fatalf("a refused set changed the limits: %v", l.Limits())
+			}
+			if err := l.SetLimits([]games.Limit{{Spot: first, Min: 500, Max: 1000}}); err != nil {
+				t.Fatal(err)
+			}
+			if got := l.Limits(); len(got) != 1 || got[0] != (games.Limit{Spot: first, Min: 500, Max: 1000}) {
+				t.Fatalf("limits %v", got)
+			}
+			bets := []games.Bet{{Seat: 1, Spot: first, Amount: 1500}}
+			if first == "stack" {
+				bets = []games.Bet{{Seat: 1, Spot: first, Amount: 1500}, {Seat: 2, Spot: first, Amount: 700}}
+			}
+			if err := eng.Begin(bets); err == nil || !strings.Contains(err.Error(), "outside the table's "+first+" limit 500–1000") {
+				t.Fatalf("a bet over the new limit: %v", err)
+			}
+		})
+	}
+}

@@ -459,6 +459,24 @@ func (c *Circle) Decide(seat int, decision string) (games.Step, error) {
 	return c.advance(), nil
 }
 
+var _ games.Layout = (*Circle)(nil)
+
+// Spots returns the spots of a seat before the deal: its stack and an ante.
+func (c *Circle) Spots() []string { return []string{SpotStack, SpotAnte} }
+
+// Limits returns the limits in force.
+func (c *Circle) Limits() []games.Limit { return slices.Clone(c.cfg.Limits) }
+
+// SetLimits replaces the limits from the next round on.
+func (c *Circle) SetLimits(ls []games.Limit) error {
+	cfg, err := c.cfg.WithLimits(ls, c.Spots())
+	if err != nil {
+		return err
+	}
+	c.cfg = cfg
+	return nil
+}
+
 // raiseTo makes p's bet on the street to (all its chips at most); a full raise reopens the
 // betting, an all-in for less only asks the others to answer it.
 func (c *Circle) raiseTo(p *player, to int64) {

@@ -581,6 +581,25 @@ func RankMsg(desc string) games.Msg {
 	return games.M("poker.cat.no-hand")
 }
 
+var _ games.Layout = (*House)(nil)
+
+// Spots returns the spots bet before the deal (bet and play are decisions).
+func (h *House) Spots() []string { return slices.Clone(h.spots()) }
+
+// Limits returns the limits in force.
+func (h *House) Limits() []games.Limit { return slices.Clone(h.cfg.Limits) }
+
+// SetLimits replaces the limits from the next round on; bet and play (placed by the decisions)
+// may have limits too.
+func (h *House) SetLimits(ls []games.Limit) error {
+	cfg, err := h.cfg.WithLimits(ls, append(h.spots(), SpotBet, SpotPlay))
+	if err != nil {
+		return err
+	}
+	h.cfg = cfg
+	return nil
+}
+
 // qualifies says whether the dealer's hand qualifies (RULES.md §5) and describes it.
 func (h *House) qualifies() (bool, string) {
 	if h.game == ThreeCardPoker {

@@ -3,6 +3,7 @@ package trente
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sabot-tables/sabot/games"
@@ -128,6 +129,24 @@ func (e *Engine) Prison() []Prisoner {
 }
 
 var chances = []string{Rouge, Noir, Couleur, Inverse}
+
+var _ games.Layout = (*Engine)(nil)
+
+// Spots returns the layout's spots: the four chances.
+func (e *Engine) Spots() []string { return slices.Clone(chances) }
+
+// Limits returns the limits in force.
+func (e *Engine) Limits() []games.Limit { return slices.Clone(e.cfg.Limits) }
+
+// SetLimits replaces the limits from the next coup on.
+func (e *Engine) SetLimits(ls []games.Limit) error {
+	cfg, err := e.cfg.WithLimits(ls, chances)
+	if err != nil {
+		return err
+	}
+	e.cfg = cfg
+	return nil
+}
 
 // Begin starts a coup with bets on the four chances, checked against the table's limits.
 func (e *Engine) Begin(bets []games.Bet) error {

@@ -67,6 +67,9 @@ type Dealer struct {
 	// Between, when set, may replace the bets between rounds with an action on the game's
 	// state (the chemin de fer bank); it sees the state the table last published.
 	Between func(r *rand.Rand, state map[string]any) *Action
+	// Limits are the table's limits (seed 003): every bet the dealer places is brought within
+	// its spot's, since a refused bet is no round at all.
+	Limits []games.Limit
 
 	state       map[string]any // the game's state from the last round result or table action
 	progressive bool           // the table takes progressive bets (its last progressive.link)
@@ -138,6 +141,7 @@ func (d *Dealer) Next(g tablebus.Event) (Action, error) {
 	case shoe.Between.String():
 		if d.Between != nil {
 			if a := d.Between(d.Rng, d.state); a != nil {
+				a.Bets = d.withinLimits(a.Bets)
 				return *a, nil
 			}
 		}
@@ -154,7 +158,7 @@ func (d *Dealer) Next(g tablebus.Event) (Action, error) {
 				}
 			}
 		}
-		return Action{Kind: Bets, Bets: bets}, nil
+		return Action{Kind: Bets, Bets: d.withinLimits(bets)}, nil
 	case shoe.InRound.String():
 		if g.Need == nil {
 			return Action{}, fmt.Errorf("shoetest: guidance in round without a need")
@@ -177,6 +181,19 @@ func (d *Dealer) Next(g tablebus.Event) (Action, error) {
 		return Action{Kind: Count}, nil
 	}
 	return Action{}, fmt.Errorf("shoetest: guidance in unknown state %q", g.State)
+}
+
+// withinLimits brings each bet within its spot's limit: a bet below the minimum is raised to
+// it, one above the maximum lowered to it (a player tops up or takes chips back).
+func (d *Dealer) withinLimits(bets []games.Bet) []games.Bet {
+	for i, b := range bets {
+		for _, l := range d.Limits {
+			if l.Spot == b.Spot {
+				bets[i].Amount = min(max(b.Amount, l.Min), l.Max)
+			}
+		}
+	}
+	return bets
 }
 
 // BaccaratBettors returns a bettor for the baccarat family: each of seats 1…7 bets with

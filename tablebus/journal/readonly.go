@@ -4,9 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
+	"strings"
 
 	"github.com/sabot-tables/sabot/tablebus"
 )
@@ -124,4 +126,26 @@ func (j *Journal) EngineState(ctx context.Context, seq uint64) (json.RawMessage,
 		}
 	}
 	return nil, rows.Err()
+}
+
+// LastOf returns the secure payload of the last event at or before seq whose type is one of
+// types, or nil: the table's state kept across shoes (its limits, open or closed) that a
+// restarted daemon gives back before replaying an open shoe.
+func (j *Journal) LastOf(ctx context.Context, seq uint64, types ...tablebus.Type) ([]byte, error) {
+	if len(types) == 0 {
+		return nil, nil
+	}
+	q := "SELECT secure FROM events WHERE seq <= ? AND type IN (?" + strings.Repeat(", ?", len(types)-1) + ") ORDER BY seq DESC LIMIT 1"
+	args := []any{int64(min(seq, 1<<62))}
+	for _, t := range types {
+		args = append(args, string(t))
+	}
+	var b []byte
+	switch err := j.db.QueryRowContext(ctx, q, args...).Scan(&b); {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	return b, nil
 }

@@ -784,9 +784,19 @@ func (o *Outbox) publishLive(ctx context.Context, bus Bus, limit uint64) error {
 		return nil
 	}
 	to := min(last, from+limit-1)
-	return o.publishRange(ctx, bus, from, to, func(seq uint64) {
+	if err := o.publishRange(ctx, bus, from, to, func(seq uint64) {
 		o.confirmed.Store(seq)
-	})
+	}); err != nil {
+		return err
+	}
+	// A number up to LastSeq that the journal does not hold was lost on the operator's word
+	// (journal.AcceptLoss): no event will ever carry it, and a chunk of such numbers alone
+	// must not stop the stream there.
+	if o.next.Load() <= to {
+		o.next.Store(to + 1)
+		o.confirmed.Store(to)
+	}
+	return nil
 }
 
 // publishRange publishes events from..to on both feeds with a window in flight; done is

@@ -155,3 +155,33 @@ func TestReplayRequestsBounded(t *testing.T) {
 		}
 	})
 }
+
+// TestPastALoss: a journal started on an accepted loss of more numbers than one chunk of the
+// live stream (the journal ends at #20, the outside saw #600) publishes what follows the loss:
+// TestJournalBehind's daemon once published nothing after a loss of 300 events.
+func TestPastALoss(t *testing.T) {
+	fl := bustest.NewFloor(t, "T1")
+	j := replayTable(t, nil, 20).Journal()
+	if _, err := j.AcceptLoss(context.Background(), &journal.BehindError{Seq: 600, Session: 1}); err != nil {
+		t.Fatal(err)
+	}
+	// The daemon's next start: a new outbox on the journal.
+	ob := outbox.NewWith(j, outbox.Options{Session: 2, Signer: fl.Tables["T1"], Keyring: fl.Keyring.Raw()})
+	if err := ob.Fault(context.Background(), "journal-loss", "events #21 to #600 are lost"); err != nil {
+		t.Fatal(err)
+	}
+	b := &countingBus{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- ob.Run(ctx, b) }()
+	for deadline := time.Now().Add(20 * time.Second); ob.Published() < 601; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("published to #%d, journaled to #%d", ob.Published(), ob.LastSeq())
+		}
+	}
+	cancel()
+	<-done
+	if _, of := b.counts(); of("601") != 1 || of("20") != 1 || of("21") != 0 {
+		t.Errorf("#20, #21, #601 published %d, %d, %d times", of("20"), of("21"), of("601"))
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"regexp"
 	"strconv"
@@ -112,4 +113,18 @@ func svgLength(s string) (float64, error) {
 		return 0, fmt.Errorf("not a length in user units: %q", s)
 	}
 	return strconv.ParseFloat(m[1], 64)
+}
+
+// ServeHTTP serves the sheet (gzip-compressed to a client that takes it), for a page of its own
+// (the dealer terminal) to draw cards with the view's art.
+func (a *Art) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "image/svg+xml")
+	w.Header().Set("Cache-Control", "public, max-age=86400")
+	w.Header().Set("Vary", "Accept-Encoding")
+	if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Write(a.gz)
+		return
+	}
+	w.Write(a.plain)
 }

@@ -310,3 +310,36 @@ func TestChanged(t *testing.T) {
 		t.Fatal("not closed after a change")
 	}
 }
+
+// TestBlackjackSplit: a split lays the box out as two hands, the second card moved to the new
+// hand, and the cards that follow go to the hands the feed names.
+func TestBlackjackSplit(t *testing.T) {
+	fl := newFloor()
+	f := &feed{table: "T1", at: t0, round: 1}
+	box := func(seat, hand int) tablebus.Place { return tablebus.Place{Name: "box", Seat: seat, Hand: hand} }
+	for _, d := range []Delivery{
+		f.ev(tablebus.RoundOpened, func(e *tablebus.Event) { e.Game = "blackjack" }),
+		f.card("8s", box(1, 0), tablebus.FaceUp, 2),
+		f.card("As", tablebus.Place{Name: "dealer"}, tablebus.FaceUp, 3),
+		f.card("8d", box(1, 0), tablebus.FaceUp, 4),
+		f.ev(tablebus.Decision, func(e *tablebus.Event) { e.Seat, e.Choice = 1, "P" }),
+		f.card("3d", box(1, 0), tablebus.FaceUp, 6),
+		f.ev(tablebus.Decision, func(e *tablebus.Event) { e.Seat, e.Hand, e.Choice = 1, 1, "P" }), // no second card yet: nothing moves
+		f.card("8c", box(1, 1), tablebus.FaceUp, 7),
+		f.ev(tablebus.Decision, func(e *tablebus.Event) { e.Seat, e.Hand, e.Choice = 1, 1, "P" }),
+	} {
+		fl.Apply(d)
+	}
+	v, _ := fl.Table("T1")
+	var got []string
+	for _, h := range v.Round.Hands {
+		var cs []string
+		for _, c := range h.Cards {
+			cs = append(cs, c.Card)
+		}
+		got = append(got, fmt.Sprintf("%s:%s=%s", h.Label, strings.Join(cs, ","), h.Total))
+	}
+	if s := strings.Join(got, " "); s != "Dealer:As=soft 11 Seat 1:8s,3d=11 Seat 1 · hand 2:8d=8 Seat 1 · hand 3:8c=8" {
+		t.Fatalf("after the splits: %s", s)
+	}
+}

@@ -59,6 +59,7 @@ type ShoeView struct {
 	Left       int                  `json:"left"`       // still in the shoe
 	CutBehind  int                  `json:"cut_behind"` // cards behind the stop card; 0 when none is placed
 	CutReached bool                 `json:"cut_reached,omitempty"`
+	Returned   int                  `json:"returned,omitempty"` // cards a continuous shuffler took back
 	Ended      bool                 `json:"ended,omitempty"`
 	Accounting *tablebus.Accounting `json:"accounting,omitempty"`
 	OK         *bool                `json:"ok,omitempty"` // the end-of-shoe accounting (RULES.md §1 "Counting")
@@ -311,6 +312,9 @@ func (t *table) apply(e tablebus.Event) (alerts []Alert, resolved [][2]string) {
 		if r := t.v.Round; r != nil && r.No == e.Round {
 			h := r.hand(tablebus.Place{Name: "box", Seat: e.Seat, Hand: e.Hand})
 			h.Decisions = append(h.Decisions, decisionWords(e.Choice))
+			if e.Choice == "P" && t.v.Family == familyBlackjack {
+				t.split(r, e.Seat, e.Hand)
+			}
 		}
 	case tablebus.Guide:
 		t.v.State, t.v.Held = e.State, ""
@@ -325,6 +329,8 @@ func (t *table) apply(e tablebus.Event) (alerts []Alert, resolved [][2]string) {
 		s.Ended = s.Ended && e.State == "idle"
 	case tablebus.CutCardReached:
 		s.CutReached = true
+	case tablebus.CardsReturned:
+		s.Returned += e.Count
 	case tablebus.RoundResult:
 		t.result(e)
 	case tablebus.RoundSettled:
@@ -380,7 +386,7 @@ func (t *table) apply(e tablebus.Event) (alerts []Alert, resolved [][2]string) {
 	case tablebus.DeviceStatus:
 		t.device(Device{Name: e.Device, State: e.State, Detail: e.Problem, Since: e.TS})
 	}
-	s.Left = max(0, s.Total-s.Out)
+	s.Left = max(0, s.Total-(s.Out-s.Returned))
 	alerts = append(alerts, t.observeOdds(e)...)
 	if e.Type == tablebus.CardDealt && e.Pos > 0 {
 		// A card from the shoe is the reading shoe working.
@@ -391,6 +397,28 @@ func (t *table) apply(e tablebus.Event) (alerts []Alert, resolved [][2]string) {
 		}
 	}
 	return alerts, resolved
+}
+
+// split lays out a blackjack split (RULES.md §4): the seat's hand becomes two, the second card
+// of the hand split going to the new hand right after it, the later hands one further on. The
+// feed deals the next cards to the hands by index, as the engine numbers them.
+func (t *table) split(r *RoundView, seat, hand int) {
+	src := r.hand(tablebus.Place{Name: "box", Seat: seat, Hand: hand})
+	if len(src.Cards) < 2 {
+		return
+	}
+	moved := src.Cards[len(src.Cards)-1]
+	src.Cards = src.Cards[:len(src.Cards)-1]
+	t.retotal(src)
+	for i := len(r.Hands) - 1; i >= 0; i-- { // the later hands move on, the last first
+		if h := &r.Hands[i]; h.Place.Name == "box" && h.Place.Seat == seat && h.Place.Hand > hand {
+			h.Place.Hand++
+			h.Label = label(h.Place)
+		}
+	}
+	nh := r.hand(tablebus.Place{Name: "box", Seat: seat, Hand: hand + 1})
+	nh.Cards = append(nh.Cards, moved)
+	t.retotal(nh)
 }
 
 // deviceOf names the device of a device fault: the shoe machine writes its problem as
