@@ -20,10 +20,10 @@ type Passage struct {
 // Combiner turns the frames seen while a card blocks the card-exit sensor into one answer:
 // Begin at the leading edge, Add each frame's Result, End at the trailing edge. Frames are
 // combined by their evidence, not by counting their votes: each class's distance is averaged over
-// the frames that showed the card and the recognizer's rule (its Judge) decides on the average,
-// as it decides one frame. One frame that on its own reads another card, the cut card or the
-// back rejects the passage (RULES.md §1 "Misread": never a guess). A Combiner is not safe for
-// concurrent use.
+// the frames that showed a card of the deck (Evidence.Fits) and the recognizer's rule (its Judge)
+// decides on the average, as it decides one frame. One frame that on its own reads another card,
+// the cut card or the back rejects the passage (RULES.md §1 "Misread": never a guess). A
+// Combiner is not safe for concurrent use.
 type Combiner struct {
 	Judge  Judge
 	open   bool
@@ -62,7 +62,7 @@ func (c *Combiner) Add(r Result) {
 	if r.Kind == Card || r.Kind == Cut || r.Kind == Back {
 		c.reads[t]++
 	}
-	if r.Evidence == nil || len(r.Evidence.Dist) == 0 {
+	if r.Evidence == nil || len(r.Evidence.Dist) == 0 || !r.Evidence.Fits {
 		return
 	}
 	if len(c.sum) == 0 {

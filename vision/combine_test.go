@@ -49,7 +49,13 @@ func (testJudge) Judge(dist []float64) Result {
 // frame is one frame's result with its evidence: the distances of As, Kd, CUT, BACK.
 func frame(d ...float64) Result {
 	r := testJudge{}.Judge(d)
-	r.Evidence = &Evidence{Dist: d}
+	best := math.Inf(1)
+	for _, v := range d {
+		if v < best { // NaN compares false: not measured
+			best = v
+		}
+	}
+	r.Evidence = &Evidence{Dist: d, Fits: best <= 0.1}
 	return r
 }
 
@@ -65,8 +71,10 @@ func TestCombiner(t *testing.T) {
 		tally    string
 	}{
 		{"clean read", []Result{none, frame(0.05, 0.3, 0.5, 0.5), frame(0.07, 0.3, 0.5, 0.5), none}, "As (1.00)", 2, "As×2 NONE×2"},
-		// Two frames too far or too close on their own: their mean decides.
-		{"evidence adds up", []Result{frame(0.12, 0.3, 0.5, 0.5), frame(0.06, 0.3, 0.5, 0.5)}, "As (1.00)", 2, "As×1 reject×1"},
+		// A frame that fits no class (the card half out of the window) is left out of the mean.
+		{"a frame that fits nothing is left out", []Result{frame(0.4, 0.5, 0.6, 0.6), frame(0.06, 0.3, 0.5, 0.5)}, "As (1.00)", 1, "As×1 reject×1"},
+		// Two frames that each fit, but too close on their own: their mean decides.
+		{"evidence adds up", []Result{frame(0.06, 0.1, 0.5, 0.5), frame(0.06, 0.2, 0.5, 0.5)}, "As (1.00)", 2, "As×1 reject×1"},
 		{"a doubtful mean is rejected", []Result{frame(0.08, 0.11, 0.5, 0.5), frame(0.08, 0.13, 0.5, 0.5)}, "reject: As leads Kd by 0.04 (over 2 frames: As×1 reject×1)", 2, "As×1 reject×1"},
 		// One frame that reads another card on its own rejects the passage, whatever the mean.
 		{"one confident frame of another card", []Result{frame(0.02, 0.4, 0.5, 0.5), frame(0.02, 0.4, 0.5, 0.5), frame(0.2, 0.02, 0.5, 0.5)}, "reject: frames read As, but a frame read Kd on its own: As×2 Kd×1", 3, "As×2 Kd×1"},
@@ -76,7 +84,7 @@ func TestCombiner(t *testing.T) {
 		{"no frames", nil, "reject: no frames while the sensor was blocked", 0, ""},
 		// A class measured in only some frames is not compared.
 		{"a class not measured everywhere", []Result{frame(0.04, nan, 0.5, 0.5), frame(0.04, 0.2, 0.5, 0.5)}, "As (1.00)", 2, "As×2"},
-		{"another recognizer's frame is left out", []Result{frame(0.04, 0.3, 0.5, 0.5), {Kind: Card, Card: card.MustParse("As"), Evidence: &Evidence{Dist: []float64{0.9}}}}, "As (1.00)", 1, "As×2"},
+		{"another recognizer's frame is left out", []Result{frame(0.04, 0.3, 0.5, 0.5), {Kind: Card, Card: card.MustParse("As"), Evidence: &Evidence{Dist: []float64{0.9}, Fits: true}}}, "As (1.00)", 1, "As×2"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -130,7 +138,7 @@ func ExampleCombiner() {
 	c.Begin() // the card-exit sensor's leading edge
 	for _, r := range []Result{
 		{Kind: None, Confidence: 1},
-		frame(0.13, 0.4, 0.5, 0.5), // too far on its own
+		frame(0.3, 0.4, 0.5, 0.5), // fits nothing: left out
 		frame(0.05, 0.4, 0.5, 0.5),
 	} {
 		c.Add(r)

@@ -53,6 +53,10 @@ type Result struct {
 // card passage and asks the recognizer's Judge to decide, by the same rule as for one frame.
 type Evidence struct {
 	Dist []float64
+	// Fits says whether the frame's best class is within the rule's distance: the frame shows a
+	// card of the deck as calibrated. A frame that fits no class (the card half out of the
+	// window, a blur) tells nothing of which card it is and is left out of the average.
+	Fits bool
 }
 
 // A Judge decides from evidence: the recognizer that made it.

@@ -132,7 +132,7 @@ func (r *Recognizer) read(frame gocv.Mat, explain bool) (vision.Result, *Trace, 
 	}
 	dist := r.classDist(n)
 	res, dec := r.decide(dist)
-	res.Evidence = &vision.Evidence{Dist: dist}
+	res.Evidence = &vision.Evidence{Dist: dist, Fits: dec.Distance <= r.rule.MaxDistance}
 	res.Elapsed = time.Since(start)
 	if tr != nil {
 		tr.Decision = dec
