@@ -26,6 +26,7 @@ import (
 	"github.com/sabot-tables/sabot/cmd/internal/floor"
 	"github.com/sabot-tables/sabot/cmd/internal/terminal"
 	"github.com/sabot-tables/sabot/games"
+	"github.com/sabot-tables/sabot/games/baccarat"
 	"github.com/sabot-tables/sabot/shoe"
 	"github.com/sabot-tables/sabot/tablebus"
 	"github.com/sabot-tables/sabot/tablebus/journal"
@@ -104,10 +105,18 @@ func newTerminal(ctx context.Context, d termDeps) (*dealerTerminal, error) {
 	if l, ok := d.eng.(games.Layout); ok {
 		limits, spots = l.Limits(), l.Spots()
 	}
+	// The chemin de fer bank as the engine holds it now (restored from the journal): read
+	// before the shoe loop runs, the table's events keep it since.
+	var bank json.RawMessage
+	if b, ok := d.eng.(interface{ Bank() *baccarat.Bank }); ok && b.Bank() != nil {
+		if bank, err = tablebus.DetailOf(b.Bank()); err != nil {
+			return nil, err
+		}
+	}
 	t, err := terminal.New(terminal.Options{
 		Table: o.table, Game: o.game, Family: d.family, Seats: o.term.seats,
 		Proc:  terminal.Procedure{Total: d.proc.Total(), CutMinEnd: d.proc.CutMinEnd, BehindMin: d.proc.BehindMin, BehindMax: d.proc.BehindMax},
-		Spots: spots, Limits: limits, Closed: d.m.Closed(), People: people, Send: dt.send, Idle: o.term.idle, Logger: d.log, Sim: o.sim, Shuffler: o.shufflerKind,
+		Spots: spots, Limits: limits, Closed: d.m.Closed(), People: people, Send: dt.send, Idle: o.term.idle, Logger: d.log, Sim: o.sim, Shuffler: o.shufflerKind, Bank: bank,
 		OnLock: func(id string) {
 			// The lock is the table's own observation, journaled and published for surveillance.
 			if err := d.ob.Fault(context.WithoutCancel(ctx), "dealer-locked",

@@ -564,6 +564,61 @@ func TestDealerTerminal(t *testing.T) {
 		x.do("end the shoe", chromedp.WaitVisible(`button[data-do="end-shoe"]`))
 	})
 
+	t.Run("chemin-de-fer", func(t *testing.T) {
+		// The bank between coups, from the page: the first banker withdraws before dealing a
+		// coup, so the bank goes to auction without them (seed 000); box 3 bids, the auction
+		// closes, box 3 holds the bank.
+		x := startDealt(t, sabotd, actx, "chemin-de-fer")
+		x.do("the page", chromedp.EmulateViewport(1280, 800), chromedp.Navigate(x.page), chromedp.WaitVisible(`#signin-form`))
+		x.signIn("dealer.dev", devDealerPIN)
+		x.do("signed in", chromedp.WaitVisible(`#who`))
+		x.newShoe("200", "")
+		x.state("the first bets", "between-rounds")
+		x.do("the bank", chromedp.WaitVisible(`#bank-text`))
+		if got := x.text("#bank-text"); got != "Box 1 holds the bank: 1.00." {
+			t.Errorf("the bank at the first coup: %q", got)
+		}
+		x.tap("withdraw", `button[data-bank="withdraw"]`)
+		x.do("the auction", chromedp.WaitVisible(`button[data-bank="bid"]`))
+		if got := x.text("#bank-text"); got != "The bank is at auction: bids from 1.00." {
+			t.Errorf("the auction: %q", got)
+		}
+		if x.eval("no bets at auction", `String(!!document.querySelector('button[data-do="bets"]'))`) != "false" {
+			t.Error("the bets panel at auction")
+		}
+		x.tap("bid", `button[data-bank="bid"]`)
+		x.do("the bid's dialog", chromedp.WaitVisible(`#bank-amount`))
+		if got := x.eval("box 1 may not bid", `String(document.querySelector('#modal button[data-bank-seat="1"]').disabled)`); got != "true" {
+			t.Errorf("the banker who withdrew may bid (disabled %s)", got)
+		}
+		x.tap("box 3", `#modal button[data-bank-seat="3"]`)
+		x.keys("the bid", "#modal .keypad", "5")
+		x.tap("bid it", `#modal button[data-do="bank-go"]`)
+		x.do("bid", chromedp.WaitNotVisible(`#modal`))
+		x.do("the best bid", chromedp.WaitVisible(`button[data-bank="close"]`))
+		x.rec.waitUntil(t, "the bid on the feed", 10*time.Second, func() bool {
+			return len(find(x.rec.events(t, "secure"), tablebus.TableAction, func(e tablebus.Event) bool { return e.Choice == "bid" })) == 1
+		})
+		x.do("the bid shown", chromedp.WaitVisible(`#bank-text`))
+		if got := x.text("#bank-text"); got != "The bank is at auction: box 3 bids 5.00." {
+			t.Errorf("the best bid: %q", got)
+		}
+		x.shot("chemin-de-fer-auction.png", 1280, 800)
+		x.tap("close the auction", `button[data-bank="close"]`)
+		x.do("box 3 holds the bank", chromedp.WaitVisible(`button[data-bank="raise"]`), chromedp.WaitVisible(`button[data-do="bets"]`))
+		if got := x.text("#bank-text"); got != "Box 3 holds the bank: 5.00." {
+			t.Errorf("after the auction: %q", got)
+		}
+		var got []string
+		for _, e := range find(x.journal(), tablebus.TableAction, nil) {
+			got = append(got, fmt.Sprintf("%s/%d/%d/%s", e.Choice, e.Seat, e.Amount, e.By))
+		}
+		if s := strings.Join(got, " "); s != "withdraw/1/0/dealer.dev bid/3/500/dealer.dev close/0/0/dealer.dev" {
+			t.Errorf("the bank's actions journaled: %s", s)
+		}
+		x.checkCommands(map[string]string{"table": "dealer.dev"})
+	})
+
 	t.Run("three-card-poker", func(t *testing.T) {
 		x := startDealt(t, sabotd, actx, "three-card-poker")
 		x.do("the page", chromedp.EmulateViewport(1280, 800), chromedp.Navigate(x.page), chromedp.WaitVisible(`#signin-form`))

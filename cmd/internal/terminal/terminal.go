@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -55,6 +56,9 @@ type Options struct {
 	// Shuffler is the table's shuffler: "sabot" (it reads the cards), "none" (the dealer
 	// attests hand-shuffled or pre-shuffled cards) or "csm" (a continuous shuffler).
 	Shuffler string
+	// Bank is the chemin de fer bank at start (games/baccarat.Bank's JSON); nil in the other
+	// games. The table's events keep it since.
+	Bank json.RawMessage
 }
 
 // Terminal is one table's dealer terminal: the table as the page shows it, built from the
@@ -74,6 +78,7 @@ type Terminal struct {
 	known    card.Counts // the shoe's cards not yet seen face up (the picker's "possible")
 	loaded   bool
 	settled  *tablebus.Event // the last round's settlement, until the next round opens
+	bank     *Bank           // chemin de fer: the players' bank
 	sess     *session
 	version  uint64
 	changed  chan struct{}
@@ -112,6 +117,16 @@ func New(o Options) (*Terminal, error) {
 	t := &Terminal{o: o, log: o.Logger.With("component", "terminal"), fl: floor.New(floor.Options{}),
 		topic: tablebus.Topics{Table: o.Table}.Commands(), limits: tablebus.LimitsOf(o.Limits), closed: o.Closed,
 		changed: make(chan struct{})}
+	if len(o.Bank) > 0 {
+		var b Bank
+		if err := json.Unmarshal(o.Bank, &b); err != nil {
+			return nil, fmt.Errorf("terminal: the bank: %w", err)
+		}
+		t.bank = &b
+		if b.Seats > 0 {
+			t.o.Seats = b.Seats // the seats the bank passes round (seed 000: 9)
+		}
+	}
 	return t, nil
 }
 
@@ -160,6 +175,10 @@ func (t *Terminal) Apply(e tablebus.Event) {
 		t.closed = true
 	case tablebus.RoundOpened:
 		t.settled = nil
+	case tablebus.RoundResult, tablebus.TableAction:
+		if b := bankOf(e); b != nil {
+			t.bank = b
+		}
 	case tablebus.RoundSettled, tablebus.RoundVoided:
 		s := e
 		t.settled = &s
@@ -380,6 +399,11 @@ func (t *Terminal) Act(ctx context.Context, token string, a Action) error {
 	t.mu.Lock()
 	g, fault, closed := t.guide, t.fault, t.closed
 	limits, known := slices.Clone(t.limits), t.known
+	var bank *Bank
+	if t.bank != nil {
+		b := *t.bank
+		bank = &b
+	}
 	busy := t.pending
 	if !busy {
 		t.pending = true
@@ -396,7 +420,7 @@ func (t *Terminal) Act(ctx context.Context, token string, a Action) error {
 	if a.Seq != g.Seq && a.Do != "unlock" {
 		return refuse(409, "err.stale")
 	}
-	c, err := t.command(a, g, fault, closed, limits, known)
+	c, err := t.command(a, g, fault, closed, limits, known, bank)
 	if err != nil {
 		return err
 	}
@@ -440,7 +464,7 @@ func (t *Terminal) approve(a Approval) (Person, ed25519.PrivateKey, error) {
 }
 
 // command checks an action against the table as the page showed it and returns the command.
-func (t *Terminal) command(a Action, g tablebus.Event, fault *tablebus.Event, closed bool, limits []tablebus.Limit, known card.Counts) (tablebus.Command, error) {
+func (t *Terminal) command(a Action, g tablebus.Event, fault *tablebus.Event, closed bool, limits []tablebus.Limit, known card.Counts, bank *Bank) (tablebus.Command, error) {
 	state := g.State
 	want := func(states ...string) error {
 		if !slices.Contains(states, state) {
@@ -565,7 +589,7 @@ func (t *Terminal) command(a Action, g tablebus.Event, fault *tablebus.Event, cl
 		if err := want("between-rounds", "idle", "counting"); err != nil {
 			return tablebus.Command{}, err
 		}
-		return tablebus.Command{Cmd: "table", Action: a.Action, Seat: a.Seat, Amount: a.Amount}, nil
+		return checkBank(bank, a)
 	case "unlock":
 		return tablebus.Command{Cmd: "unlock"}, nil
 	}

@@ -27,7 +27,7 @@ type table struct {
 	payloads [][]byte
 }
 
-func newTable(t *testing.T, idle time.Duration) *table {
+func newTable(t *testing.T, idle time.Duration, more ...func(*Options)) *table {
 	t.Helper()
 	p, err := OpenPeople(filepath.Join(t.TempDir(), "dealers.json"))
 	if err != nil {
@@ -42,7 +42,7 @@ func newTable(t *testing.T, idle time.Duration) *table {
 	if err := p.Add("supervisor.S1", tablebus.RoleSupervisor, "en", "8080", x.super, cheap); err != nil {
 		t.Fatal(err)
 	}
-	x.term, err = New(Options{Table: "T1", Game: "blackjack", Family: "blackjack", Seats: 7,
+	o := Options{Table: "T1", Game: "blackjack", Family: "blackjack", Seats: 7,
 		Proc:  Procedure{Total: 52, CutMinEnd: 10, BehindMin: 13, BehindMax: 26},
 		Spots: []string{"main", "insurance"}, Limits: []games.Limit{{Spot: "main", Min: 500, Max: 50000}},
 		People: p, Idle: idle,
@@ -51,7 +51,11 @@ func newTable(t *testing.T, idle time.Duration) *table {
 			x.payloads = append(x.payloads, payload)
 			x.mu.Unlock()
 			return tablebus.Reply{ID: id, OK: true}, nil
-		}})
+		}}
+	for _, f := range more {
+		f(&o)
+	}
+	x.term, err = New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,4 +233,90 @@ func TestIdleSignOut(t *testing.T) {
 		}
 		cancel()
 	})
+}
+
+// TestBankActions: the chemin de fer bank's actions, only those of its phase (seed 000), each
+// for the seat the bank names, with amounts the bank takes; the bank follows the table's events.
+func TestBankActions(t *testing.T) {
+	x := newTable(t, time.Hour, func(o *Options) {
+		o.Game, o.Family, o.Spots, o.Limits = "chemin-de-fer", "baccarat", []string{"player"}, nil
+		o.Bank = json.RawMessage(`{"phase":"held","seats":9,"min":1000,"banker":1,"amount":1000,"coups":0}`)
+	})
+	ctx := context.Background()
+	tok, err := x.term.SignIn(ctx, "dealer.D7", "4711")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.term.Apply(tablebus.Event{Type: tablebus.Guide, Seq: 10, State: "between-rounds"})
+	refused := func(name string, a Action, code, words string) {
+		t.Helper()
+		before := len(x.sent())
+		err := x.term.Act(ctx, tok, a)
+		var r *Refusal
+		if !errors.As(err, &r) || r.Code != code || r.Error() != words {
+			t.Errorf("%s: %v, want %s %q", name, err, code, words)
+		}
+		if n := len(x.sent()); n != before {
+			t.Errorf("%s: %d commands sent", name, n-before)
+		}
+	}
+	codes := func() string {
+		var cs []string
+		for _, a := range x.term.View(tok).Bank.Actions {
+			cs = append(cs, a.Code)
+		}
+		b, _ := json.Marshal(cs)
+		return string(b)
+	}
+	v := x.term.View(tok)
+	if v.Bank == nil || v.Bank.Text != "Box 1 holds the bank: 10.00." || codes() != `["withdraw","raise"]` || v.Seats != 9 {
+		t.Fatalf("the bank at start: %+v, seats %d", v.Bank, v.Seats)
+	}
+	refused("an accept while a banker holds it", Action{Do: "table", Seq: 10, Action: "accept", Amount: 2000}, "err.bank-action",
+		"That is not one of the bank's actions now: look again, then tap.")
+	refused("a raise that lowers", Action{Do: "table", Seq: 10, Action: "raise", Amount: 1000}, "err.bank-raise",
+		"The bank is raised above 10.00, never lowered.")
+	if err := x.term.Act(ctx, tok, Action{Do: "table", Seq: 10, Action: "withdraw", Seat: 5}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Withdrawn: offered to box 2, for at least what it was.
+	x.term.Apply(tablebus.Event{Type: tablebus.TableAction, Seq: 11, Seat: 1, Choice: "withdraw",
+		Detail: json.RawMessage(`{"phase":"offered","seats":9,"min":1000,"amount":0,"coups":0,"offer":2,"offer_min":1500,"passer":1,"voluntary":true}`)})
+	if v := x.term.View(tok); v.Bank.Text != "The bank is offered to box 2, for at least 15.00." || codes() != `["accept","decline"]` ||
+		v.Bank.Actions[0].Text != "Box 2 takes the bank for the amount" {
+		t.Fatalf("offered: %+v", v.Bank)
+	}
+	refused("an accept for too little", Action{Do: "table", Seq: 10, Action: "accept", Amount: 1000}, "err.bank-accept",
+		"Box 2 takes the bank for at least 15.00.")
+	if err := x.term.Act(ctx, tok, Action{Do: "table", Seq: 10, Action: "accept", Amount: 2500}); err != nil {
+		t.Fatal(err)
+	}
+
+	// A coup later the punters won: the round's result moves the bank to an auction.
+	x.term.Apply(tablebus.Event{Type: tablebus.RoundResult, Seq: 30, Round: 2,
+		Detail: json.RawMessage(`{"banker":2,"bank":2500,"stake":2500,"punter":3,"commission":0,"after":{"phase":"auction","seats":9,"min":1000,"amount":0,"coups":0,"excluded":[2],"bidder":4,"bid":3000}}`)})
+	x.term.Apply(tablebus.Event{Type: tablebus.Guide, Seq: 31, State: "between-rounds"})
+	if v := x.term.View(tok); v.Bank.Text != "The bank is at auction: box 4 bids 30.00." || codes() != `["bid","close"]` {
+		t.Fatalf("at auction: %+v", v.Bank)
+	}
+	refused("a bid by the banker who passed it", Action{Do: "table", Seq: 31, Action: "bid", Seat: 2, Amount: 5000}, "err.bank-bidder",
+		"Box 2 may not bid for the bank.")
+	refused("a bid not above the best", Action{Do: "table", Seq: 31, Action: "bid", Seat: 5, Amount: 3000}, "err.bank-bid",
+		"A bid for the bank is at least 30.01.")
+	if err := x.term.Act(ctx, tok, Action{Do: "table", Seq: 31, Action: "bid", Seat: 5, Amount: 4000}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range x.sent()[1:] {
+		b, _ := json.Marshal(struct {
+			A string `json:"a"`
+			S int    `json:"s"`
+			N int64  `json:"n"`
+		}{c.Action, c.Seat, c.Amount})
+		got = append(got, c.Cmd+string(b))
+	}
+	if b, _ := json.Marshal(got); string(b) != `["table{\"a\":\"withdraw\",\"s\":1,\"n\":0}","table{\"a\":\"accept\",\"s\":2,\"n\":2500}","table{\"a\":\"bid\",\"s\":5,\"n\":4000}"]` {
+		t.Errorf("sent %s", b)
+	}
 }

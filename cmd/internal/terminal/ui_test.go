@@ -55,6 +55,9 @@ func TestUICatalogs(t *testing.T) {
 	for _, what := range []string{"void", "new-shoe", "open", "close", "limits", "manual", "unlock"} {
 		used["ui.what."+what] = true // said as 'ui.what.' + the action
 	}
+	for _, a := range []string{"withdraw", "raise", "accept", "decline", "bid", "close"} {
+		used["ui.bank."+a] = true // said as "ui.bank." + the bank's action (bank.go)
+	}
 	for code := range used {
 		if _, ok := en[code]; !ok {
 			t.Errorf("%s is said but not in the catalog", code)

@@ -44,6 +44,7 @@ type View struct {
 	Limits   []tablebus.Limit `json:"limits"`
 	Proc     Procedure        `json:"proc"`
 	Possible map[string]int   `json:"possible,omitempty"` // held: the cards the shoe may still hold, by card
+	Bank     *BankView        `json:"bank,omitempty"`     // chemin de fer: the players' bank
 }
 
 // Signed is who is signed in.
@@ -174,6 +175,9 @@ func (t *Terminal) View(token string) View {
 		for _, c := range card.Deck() {
 			v.Possible[c.String()] = t.known.Of(c)
 		}
+	}
+	if t.bank != nil {
+		v.Bank = t.bank.view(lang)
 	}
 	v.Round, v.Shoe, v.Recent = tv.Round, tv.Shoe, tv.Recent
 	if v.Recent == nil {

@@ -11,6 +11,7 @@ const state = {
   bets: [], seat: 1, spot: null, amount: '', // the bets being entered (cents are amount × 100)
   entry: '',                                  // the cut's or the stop card's number
   raise: '',                                  // a bet of a chosen size (circle poker)
+  bank: null,                                 // chemin de fer: the bank action being entered
   pending: null,                              // an action waiting for a supervisor's approval
   seenRound: 0,
 };
@@ -178,7 +179,8 @@ function renderPanel(v) {
     }
     case 'burning': html += `<p class="hint">${esc(T('ui.wait', { what: T('ui.burning') }))}</p>`; break;
     case 'between-rounds':
-      html += v.closed ? '' : betsPanel(v);
+      if (v.bank) html += bankPanel(v);
+      html += v.closed || (v.bank && v.bank.phase !== 'held') ? '' : betsPanel(v); // only a bank held takes bets
       if (v.shuffler === 'csm') html += `<button data-do="end-shoe">${esc(T('ui.end-shoe'))}</button>`;
       break;
     case 'in-round': html += roundPanel(v); break;
@@ -248,6 +250,37 @@ function betsPanel(v) {
         <button class="quiet" data-remove="${i}">${esc(T('ui.remove'))}</button></div>`).join('')}</div>
       <p class="hint">${esc(state.bets.length ? T('ui.total', { amount: money(total) }) : T('ui.no-bets'))}</p>
       <button class="big go" data-do="bets">${esc(T('ui.no-more-bets'))}</button></div></div>`;
+}
+
+// bankPanel: the chemin de fer bank between coups, and the actions its phase allows (seed 000).
+function bankPanel(v) {
+  const b = v.bank;
+  return `<h2>${esc(T('ui.bank'))}</h2><p class="hint" id="bank-text">${esc(b.text)}</p>
+    <div class="options">${b.actions.map((a) => `<button class="big" data-bank="${esc(a.code)}">${esc(a.text)}</button>`).join('')}</div>`;
+}
+
+const SIZED = { raise: true, accept: true, bid: true }; // the bank actions that take an amount
+
+// bankDialog asks the amount of a bank action, and at auction which box bids.
+function bankDialog(v, a) {
+  const b = v.bank;
+  state.bank = { action: a.code, seat: 0, amount: '' };
+  let seats = '';
+  if (a.code === 'bid') {
+    seats = `<div class="row seats"><span class="hint">${esc(T('ui.boxes'))}</span>${Array.from({ length: b.seats }, (_, i) => i + 1).map((s) =>
+      `<button data-bank-seat="${s}" ${(b.excluded || []).includes(s) ? 'disabled' : ''}>${s}</button>`).join('')}</div>`;
+  }
+  modal(`<h1>${esc(a.text)}</h1><p class="hint">${esc(b.text)}</p>${seats}
+    <label>${esc(T('ui.bank-amount'))}<div class="display" id="bank-amount"></div></label>${keypad('bank-amount')}
+    <p class="error" id="modal-error"></p>
+    <div class="actions"><button data-close="1">${esc(T('ui.cancel'))}</button><button class="go" data-do="bank-go">${esc(T('ui.ok'))}</button></div>`);
+}
+
+async function bankGo() {
+  const x = state.bank;
+  if (!x) return;
+  const ok = await act({ do: 'table', action: x.action, seat: x.seat, amount: Number(x.amount) * 100 });
+  if (ok) { state.bank = null; closeModal(); }
 }
 
 function roundPanel(v) {
@@ -379,6 +412,15 @@ function typeKey(target, key) {
     el.dataset.len = el.value.length;
     return;
   }
+  if (target === 'bank-amount') {
+    let s = state.bank.amount;
+    if (key === 'C') s = '';
+    else if (key === '←') s = s.slice(0, -1);
+    else if (s.length < 9) s = (s === '0' ? '' : s) + key;
+    state.bank.amount = s;
+    el.textContent = s === '' ? '' : money(Number(s) * 100);
+    return;
+  }
   const field = target === 'entry' ? 'entry' : target === 'raise' ? 'raise' : 'amount';
   let s = state[field];
   if (key === 'C') s = '';
@@ -400,7 +442,18 @@ async function onTap(ev) {
     return;
   }
   if (d.key) { typeKey(b.parentElement.dataset.for, d.key); return; }
-  if (d.close) { state.pending = null; closeModal(); return; }
+  if (d.close) { state.pending = null; state.bank = null; closeModal(); return; }
+  if (d.bank) {
+    const a = v.bank.actions.find((x) => x.code === d.bank);
+    if (SIZED[d.bank]) bankDialog(v, a);
+    else await act({ do: 'table', action: d.bank });
+    return;
+  }
+  if (d.bankSeat) {
+    state.bank.seat = Number(d.bankSeat);
+    for (const x of document.querySelectorAll('[data-bank-seat]')) x.classList.toggle('on', x === b);
+    return;
+  }
   if (d.seat) { state.seat = Number(d.seat); render(); return; }
   if (d.spot) { state.spot = d.spot; render(); return; }
   if (d.remove) { state.bets.splice(Number(d.remove), 1); render(); return; }
@@ -445,6 +498,7 @@ async function onTap(ev) {
       return;
     }
     case 'approve': await approve(); return;
+    case 'bank-go': await bankGo(); return;
     case 'new-shoe': await act(d.attest ? { do: 'new-shoe', attest: d.attest } : { do: 'new-shoe' }); return;
     case 'count': case 'cutcard-out': case 'open': case 'close': case 'end-shoe':
       await act({ do: d.do });
