@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -55,6 +56,23 @@ func TestProgressiveControllerKilled(t *testing.T) {
 			version.Store(max(version.Load(), mt.Version))
 		}
 	})
+	// The awards the tables apply, as their public feeds say (each once, whatever is re-sent).
+	var awardsMu sync.Mutex
+	awards := map[string]bool{}
+	for _, tb := range []string{"T1", "T2"} {
+		spy.Subscribe(ctx, tablebus.Topics{Table: tb}.PublicEvents(), 1, func(m mqttbus.Message) {
+			if e, err := tablebus.Decode(m.Payload); err == nil && e.Type == tablebus.ProgressiveAward {
+				awardsMu.Lock()
+				awards[fmt.Sprint(e.Table, e.Seq)] = true
+				awardsMu.Unlock()
+			}
+		})
+	}
+	awardsSeen := func() int {
+		awardsMu.Lock()
+		defer awardsMu.Unlock()
+		return len(awards)
+	}
 	for tb, a := range acks {
 		spy.Subscribe(ctx, tablebus.Topics{Table: tb}.Ack("progressive.dev"), 1, func(m mqttbus.Message) {
 			if ack, err := tablebus.DecodeAck(m.Topic, m.Payload); err == nil {
@@ -103,8 +121,10 @@ func TestProgressiveControllerKilled(t *testing.T) {
 	}
 	final := controller()
 	defer func() { final.Process.Signal(syscall.SIGTERM); final.Wait() }()
+	// Dealt on until ten bookings more and ten awards applied in all: how many rounds the kills
+	// leave to award depends on the machine's speed, not on the pool.
 	at := version.Load() + 10
-	eventually(t, "the last controller booking", time.Minute, func() bool { return version.Load() >= at })
+	eventually(t, "the last controller booking, and ten awards applied", 2*time.Minute, func() bool { return version.Load() >= at && awardsSeen() >= 10 })
 	for tb, d := range daemons {
 		d.Process.Signal(syscall.SIGTERM)
 		if err := d.Wait(); err != nil {
