@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -263,9 +262,6 @@ func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOpti
 		return nil, err
 	}
 	m := learnModel(classes, samples, source == "shoe" && len(passes) == 1)
-	if debugModel != nil {
-		debugModel(m)
-	}
 	views, err := profileViews(m, bandsOf(frames))
 	if err != nil {
 		return nil, err
@@ -303,9 +299,6 @@ func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOpti
 			all = append(all, t...)
 		}
 		ft := fitRule(all)
-		if debugTrials != nil {
-			debugTrials(v, all, ft)
-		}
 		p.Rules[v.String()] = calibration.VisionRule{
 			MaxDistance: round6(ft.maxDist), MinLead: round6(ft.minLead), Face: face,
 			FalseAccept: max(ft.farAbsent, ft.farPresent), ReadRate: ft.readRate,
@@ -654,10 +647,3 @@ func parallel(ctx context.Context, n int, job func(*worker, int) error, progress
 	}
 	return ctx.Err()
 }
-
-var _ = sort.Ints
-
-// debugTrials, when set (by a test), is shown each view's trials.
-var debugTrials func(vision.View, []trial, fitted)
-
-var debugModel func(*model)
