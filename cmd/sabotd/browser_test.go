@@ -265,6 +265,9 @@ func TestBrowser(t *testing.T) {
 	click("replay a round", `#t-T1 button[data-replay="T1"]`)
 	click("replay round 2", `#rp-rounds .chip[data-round="2"]`)
 	do("replay round 2", chromedp.WaitVisible(`#rp-stage .felt .card`))
+	// The replay plays on by itself: go back to its first frame (which stops it), so that what
+	// is read does not depend on how fast this machine is.
+	do("the first frame", chromedp.Click(`#rp-first`))
 	first := eval("the first frames", `document.querySelectorAll('#rp-stage .felt .card').length + ' ' + document.querySelector('#rp-pos').textContent`)
 	do("the last frame", chromedp.Click(`#rp-last`), chromedp.WaitVisible(`#rp-stage .hand .outcome`))
 	last := eval("the last frame", `document.querySelectorAll('#rp-stage .felt .card').length + ' ' + document.querySelector('#rp-pos').textContent`)
