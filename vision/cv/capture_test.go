@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -242,6 +243,49 @@ func TestFindCard(t *testing.T) {
 		}
 		if !ok {
 			t.Errorf("rendered corner %.1f not in the table outline %v", c, ot.Corners)
+		}
+	}
+	// Turned 45° (each side's line is fitted across the side, not in x or y), and with a corner
+	// past the frame's side (the outline's edge broken there: its convex hull still spans the
+	// card, and the corner may be off the frame by its rounding).
+	for _, tc := range []struct {
+		name   string
+		onSide bool
+		deg    float64
+	}{{"at 45°", false, 45}, {"at 135°", false, 135}, {"corner on the frame's side", true, 30}} {
+		l := visiontest.RandomTableLook(rng, visiontest.Hard, asp)
+		w, h := 180.0, 180*asp
+		c, sn := math.Cos(tc.deg*math.Pi/180), math.Sin(tc.deg*math.Pi/180)
+		pts := [4][2]float64{{-w / 2, -h / 2}, {w / 2, -h / 2}, {w / 2, h / 2}, {-w / 2, h / 2}}
+		var maxX float64
+		for i, p := range pts {
+			l.Corners[i] = [2]float64{p[0]*c - p[1]*sn, p[0]*sn + p[1]*c}
+			maxX = max(maxX, l.Corners[i][0])
+		}
+		dx := 320.0
+		if tc.onSide {
+			dx = 644 - maxX // the rightmost corner 4 pixels past the frame's side
+		}
+		for i := range l.Corners {
+			l.Corners[i][0] += dx
+			l.Corners[i][1] += 240
+		}
+		if err := r.Render(&m, visiontest.TableSize, visiontest.Subject{Token: "9d"}, l, rng); err != nil {
+			t.Fatal(err)
+		}
+		ot, err := cv.FindCard(m, vision.Table)
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		for _, c := range l.Corners {
+			ok := false
+			for _, p := range ot.Corners {
+				ok = ok || near(p, c, 5)
+			}
+			if !ok {
+				t.Errorf("%s: rendered corner %.1f not in the table outline %v", tc.name, c, ot.Corners)
+			}
 		}
 	}
 	// The empty window: no card, and the error says so.

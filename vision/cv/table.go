@@ -45,8 +45,11 @@ type tableOutline struct {
 
 // Card outline acceptance: a card covers at least minCardArea of the frame, its sides' ratio
 // is within [minAspect, maxAspect], and its outline fills at least minFill of the four-sided shape.
+// An outline of more than maxCardArea is the frame's own sides.
 const (
 	minCardArea = 0.01
+	maxCardArea = 0.9
+	cornerSlack = 0.06 // of the card's width: about its corners' radius
 	minAspect   = 1.15
 	maxAspect   = 1.85
 	minFill     = 0.85
@@ -92,7 +95,29 @@ func (t *tableFinder) findTable(frame gocv.Mat) (pose, tableOutline, error) {
 		sample = append(sample, t.magPx[i])
 	}
 	slices.Sort(sample)
-	out.thr = max(4*sample[len(sample)/2], sample[len(sample)*85/100], minGradient)
+	base := max(4*sample[len(sample)/2], sample[len(sample)*85/100], minGradient)
+	// The felt's texture or a light table's shading can close the card's outline into a larger
+	// shape at the frame's own threshold: the card's edge is the frame's strongest step, so
+	// the outline is looked for again at steeper thresholds until one is a card's.
+	var first error
+	for _, k := range thresholdLadder {
+		p, o, err := t.outlineAt(base*k, w, h)
+		if err == nil {
+			return p, o, nil
+		}
+		if first == nil {
+			first, out = err, o
+		}
+	}
+	return pose{}, out, first
+}
+
+// thresholdLadder: the edge thresholds tried, as multiples of the frame's own.
+var thresholdLadder = [...]float32{1, 2, 4}
+
+// outlineAt looks for the card's outline among the gradient's points over thr.
+func (t *tableFinder) outlineAt(thr float32, w, h int) (pose, tableOutline, error) {
+	out := tableOutline{thr: thr}
 	gocv.Threshold(t.mag, &t.m, out.thr, 255, gocv.ThresholdBinary)
 	t.m.ConvertTo(&t.bin, gocv.MatTypeCV8U)
 	k := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(3, 3))
@@ -114,13 +139,15 @@ func (t *tableFinder) findTable(frame gocv.Mat) (pose, tableOutline, error) {
 			rw, rh = rh, rw
 		}
 		area := rw * rh
-		if area < minCardArea*fa || rh < 8 || len(r.Points) != 4 {
+		if area < minCardArea*fa || area > maxCardArea*fa || rh < 8 || len(r.Points) != 4 {
 			continue
 		}
 		if asp := rw / rh; asp < minAspect || asp > maxAspect {
 			continue
 		}
-		if gocv.ContourArea(c)/area < minFill {
+		// The fill is the outline's convex hull's: an outline broken where the card's corner
+		// touches the frame's side, or its edge fades into a light table, still spans the card.
+		if hullArea(c.ToPoints())/area < minFill {
 			continue
 		}
 		cands = append(cands, cand{r, area})
@@ -141,8 +168,11 @@ func (t *tableFinder) findTable(frame gocv.Mat) (pose, tableOutline, error) {
 	out.fit = fit
 	q = orderCorners(q)
 	out.corners = q
+	// A corner may be off the frame by a little: a card's corners are rounded, and its index
+	// stands in from them (whether each index is in the frame is the description's to say).
+	slack := cornerSlack * min(q[0].dist(q[1]), q[1].dist(q[2]))
 	for _, c := range q {
-		if !c.in(float64(w), float64(h)) {
+		if c.x < -slack || c.y < -slack || c.x > float64(w)+slack || c.y > float64(h)+slack {
 			return pose{}, out, errors.Join(errNoCard, errors.New("the card is not wholly in the frame"))
 		}
 	}
@@ -151,6 +181,43 @@ func (t *tableFinder) findTable(frame gocv.Mat) (pose, tableOutline, error) {
 		return pose{}, out, errors.Join(errNoCard, errors.New("the outline is not a card's shape"))
 	}
 	return p, out, nil
+}
+
+// hullArea is the area of the points' convex hull (Andrew's monotone chain).
+func hullArea(pts []image.Point) float64 {
+	if len(pts) < 3 {
+		return 0
+	}
+	ps := slices.Clone(pts)
+	slices.SortFunc(ps, func(a, b image.Point) int {
+		if a.X != b.X {
+			return a.X - b.X
+		}
+		return a.Y - b.Y
+	})
+	cross := func(o, a, b image.Point) int { return (a.X-o.X)*(b.Y-o.Y) - (a.Y-o.Y)*(b.X-o.X) }
+	hull := make([]image.Point, 0, 2*len(ps))
+	for _, p := range ps {
+		for len(hull) >= 2 && cross(hull[len(hull)-2], hull[len(hull)-1], p) <= 0 {
+			hull = hull[:len(hull)-1]
+		}
+		hull = append(hull, p)
+	}
+	lower := len(hull) + 1
+	for i := len(ps) - 2; i >= 0; i-- {
+		p := ps[i]
+		for len(hull) >= lower && cross(hull[len(hull)-2], hull[len(hull)-1], p) <= 0 {
+			hull = hull[:len(hull)-1]
+		}
+		hull = append(hull, p)
+	}
+	hull = hull[:len(hull)-1]
+	a := 0
+	for i := range hull {
+		j := (i + 1) % len(hull)
+		a += hull[i].X*hull[j].Y - hull[j].X*hull[i].Y
+	}
+	return math.Abs(float64(a)) / 2
 }
 
 // minGradient is the weakest gradient (8-bit levels a pixel) taken as an edge: under it is
@@ -177,7 +244,8 @@ func (t *tableFinder) refine(q [4]point) ([4]point, float64, bool) {
 		if n < 8 {
 			return q, 0, false
 		}
-		nor := d.mul(1 / n).perp()
+		u := d.mul(1 / n)
+		nor := u.perp()
 		vertical := math.Abs(d.y) > math.Abs(d.x)
 		band := max(4, n*0.05)
 		var ts, cs []float64
@@ -197,22 +265,21 @@ func (t *tableFinder) refine(q [4]point) ([4]point, float64, bool) {
 			if den := m0 - 2*bm + m2; den < 0 {
 				bo += 0.5 * (m0 - m2) / den
 			}
-			p := c.add(nor.mul(bo))
-			if vertical {
-				ts, cs = append(ts, p.y), append(cs, p.x)
-			} else {
-				ts, cs = append(ts, p.x), append(cs, p.y)
-			}
+			// In the side's own frame (along it, across it), whatever the card's angle.
+			v := c.add(nor.mul(bo)).sub(a)
+			ts, cs = append(ts, v.x*u.x+v.y*u.y), append(cs, v.x*nor.x+v.y*nor.y)
 		}
 		if len(ts) < 6 {
 			return q, 0, false
 		}
-		l := fitLine(ts, cs, 1.5, 1.05, max(6, len(ts)/2))
+		l := fitLine(ts, cs, 1.5, 0.2, max(6, len(ts)/2))
 		if l.n == 0 {
 			return q, 0, false
 		}
-		l.vertical = vertical
-		lines[s] = l
+		// Back to the frame: the line through two of its points.
+		p0 := a.add(u.mul(l.t0)).add(nor.mul(l.at(l.t0)))
+		p1 := a.add(u.mul(l.t1)).add(nor.mul(l.at(l.t1)))
+		lines[s] = lineThrough(p0, p1, vertical, l.n)
 		off += float64(len(ts)-l.n) / float64(len(ts))
 	}
 	var out [4]point
@@ -224,6 +291,16 @@ func (t *tableFinder) refine(q [4]point) ([4]point, float64, bool) {
 		out[s] = p
 	}
 	return out, off / 4, true
+}
+
+// lineThrough is the line through p and q, parametrized by y when vertical.
+func lineThrough(p, q point, vertical bool, n int) line {
+	if vertical {
+		a := (q.x - p.x) / (q.y - p.y)
+		return line{a: a, b: p.x - a*p.y, vertical: true, n: n, t0: min(p.y, q.y), t1: max(p.y, q.y)}
+	}
+	a := (q.y - p.y) / (q.x - p.x)
+	return line{a: a, b: p.y - a*p.x, n: n, t0: min(p.x, q.x), t1: max(p.x, q.x)}
 }
 
 // orderCorners puts a card's corners in the order top-left, top-right, bottom-right,
