@@ -97,6 +97,12 @@ func learnModel(classes []string, samples []sample, turn bool) *model {
 		}
 		m.views = append(m.views, newView(v, ti, tf, rows, m.inkIdx, m.inkFace))
 	}
+	// The cut card is plain: its template is no ink at all, whatever its colour, so a pass
+	// without a frame of it (photographs of the 52 cards) knows it all the same.
+	cut := slices.Index(classes, classCut)
+	if cut >= 0 && !slices.ContainsFunc(samples, func(s sample) bool { return s.class == cut }) {
+		m.views = append(m.views, newView(view{class: cut, hasIdx: true, plain: true}, make([]float32, bw), nil, 0, m.inkIdx, m.inkFace))
+	}
 	m.length = cardLength(samples)
 	if turn {
 		m.addTurned()
