@@ -363,7 +363,7 @@ func bandsOf(frames []*calFrame) map[int]gocv.Mat {
 func notesOf(p *calibration.VisionProfile, frames []*calFrame) []string {
 	var notes []string
 	if p.Source == "shoe" && p.Passes == 1 {
-		notes = append(notes, "one pass: shoe frames are read by the index corner alone (a card's face differs from one end to the other); a second pass of the deck turned end for end lets the face count too")
+		notes = append(notes, "one pass: each card's far end is made from the end calibrated (the same index, the face turned about the card's centre); a design that differs from end to end is rejected at its far end, never misread: a second pass of the deck turned end for end learns it")
 	}
 	if _, ok := p.Rules["shoe"]; !ok {
 		notes = append(notes, "calibrated from photographs: table frames only")

@@ -25,13 +25,15 @@ type perturbation struct {
 	jpeg                 int
 }
 
-// The perturbations' ranges: a shoe's reader sees a card turned up to 4° and blurred by up to
-// 9 pixels of motion; these go past that.
+// The perturbations' ranges: a shoe's reader sees a card turned up to 4°, blurred by up to
+// 9 pixels of motion and out of focus by a Gaussian of up to about 2.5 pixels, the card nearer or
+// farther by a few percent; these go past that.
 const (
 	pertAngle  = 5.0  // degrees either way
-	pertScale  = 0.05 // of the card's size either way
+	pertScale  = 0.08 // of the card's size either way
 	pertShift  = 6.0  // pixels either way
 	pertMotion = 10.0 // pixels of motion blur along the slide
+	pertFocus  = 3.0  // sigma, pixels, of the focus blur
 )
 
 // randomPerturbation draws one perturbation.
@@ -46,7 +48,7 @@ func randomPerturbation(rng *rand.Rand) perturbation {
 		gradient:  u(0, 0.4),
 		gradAngle: u(0, 2*math.Pi),
 		motion:    u(0, pertMotion),
-		focus:     u(0, 1.6),
+		focus:     u(0, pertFocus),
 		noise:     u(1, 6),
 		jpeg:      55 + rng.IntN(41),
 	}
