@@ -150,7 +150,9 @@ func (c *cameraShoe) passage(ctx context.Context, enter, exit time.Time) (vision
 			break
 		}
 	}
-	var comb vision.Combiner
+	// The passage is decided by the recognizer's own rule on the frames' evidence: without it
+	// every card the frames showed was rejected ("no recognizer to judge the frames").
+	comb := vision.Combiner{Judge: c.reader.Judge()}
 	comb.Begin()
 	var seen []card.Card
 	c.mu.Lock()

@@ -278,6 +278,16 @@ func (r *Reader) Next(ctx context.Context) (vision.Result, FrameInfo, error) {
 	return res, info, nil
 }
 
+// Judge returns what decides a passage of the reader's frames: its recognizer's rule. Judging
+// reads only the profile's templates and rule, never the recognizer's working Mats, so it may
+// run beside Next.
+func (r *Reader) Judge() vision.Judge {
+	if r.rec == nil {
+		return nil // closed
+	}
+	return r.rec
+}
+
 // Close closes the source and the recognizer. It is idempotent.
 func (r *Reader) Close() error {
 	if r.rec == nil {
