@@ -131,6 +131,10 @@ func (b *Broker) String() string { return "embedded MQTT broker on " + b.addr }
 
 // Close stops the broker, waiting at most two seconds (mochi can hang on half-open connections).
 func (b *Broker) Close() error {
+	// The last messages published (a table's offline status, as its daemon stops) are queued
+	// to each subscriber and written by its own goroutine: a QoS 1 delivery stays in flight
+	// until the subscriber acknowledges it. Closing at once could drop them.
+	b.settle(closeLinger)
 	// Every connection's goroutine has entered mochi's wait group before its first read,
 	// and took the gate there: taking it here orders those entries before Close's wait
 	// (mochi's Add and Wait race otherwise, which the race detector reports).
@@ -143,6 +147,28 @@ func (b *Broker) Close() error {
 		return err
 	case <-time.After(2 * time.Second):
 		return errors.New("broker: close timed out (a half-open connection); abandoned")
+	}
+}
+
+// closeLinger bounds how long Close waits for the QoS 1 deliveries in flight to be
+// acknowledged: a subscriber that does not answer within it is not waited for.
+const closeLinger = time.Second
+
+// settle waits, at most within, until no client has a QoS 1 delivery in flight.
+func (b *Broker) settle(within time.Duration) {
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		busy := false
+		for _, cl := range b.s.Clients.GetAll() {
+			if !cl.Closed() && cl.State.Inflight.Len() > 0 {
+				busy = true
+				break
+			}
+		}
+		if !busy {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
