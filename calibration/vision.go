@@ -20,7 +20,7 @@ import (
 // a version this build does not know, is refused.
 const (
 	VisionFormat  = "sabot-vision-profile"
-	VisionVersion = 3
+	VisionVersion = 4
 )
 
 // MaxVisionProfileBytes bounds what LoadVision reads: a profile is a few megabytes at most.
@@ -68,10 +68,11 @@ type VisionView struct {
 }
 
 // VisionRule is the rule a view's frames are decided by, derived at calibration: the best class
-// is the answer when its distance is at most MaxDistance and it leads the runner-up by at least
-// MinLead.
+// is the answer when its relative distance (its distance as a share of the distance between its
+// template and the nearest other class's) is at most MaxRelative and it leads the runner-up by
+// at least MinLead.
 type VisionRule struct {
-	MaxDistance float64 `json:"max_distance"`
+	MaxRelative float64 `json:"max_relative"`
 	MinLead     float64 `json:"min_lead"`
 	// Face says whether the face is compared as well as the index corner.
 	Face bool `json:"face"`
@@ -245,8 +246,8 @@ func (p *VisionProfile) Validate() error {
 		if name != "shoe" && name != "table" {
 			return bad("rule for an unknown view %q", name)
 		}
-		if !(r.MaxDistance > 0 && r.MaxDistance <= 2) || !(r.MinLead >= 0 && r.MinLead <= 10) {
-			return bad("%s rule: distance %v, lead %v", name, r.MaxDistance, r.MinLead)
+		if !(r.MaxRelative > 0 && r.MaxRelative <= 10) || !(r.MinLead >= 0 && r.MinLead <= 10) {
+			return bad("%s rule: relative distance %v, lead %v", name, r.MaxRelative, r.MinLead)
 		}
 		if r.FalseAccept < 0 || r.FalseAccept > 1 || r.ReadRate < 0 || r.ReadRate > 1 {
 			return bad("%s rule: rates %v, %v", name, r.FalseAccept, r.ReadRate)

@@ -31,7 +31,7 @@ func testProfile(t testing.TB) *VisionProfile {
 		InkFace:     0.05,
 		FaceRows:    10,
 		CardLength:  1.5,
-		Rules:       map[string]VisionRule{"shoe": {MaxDistance: 0.07, MinLead: 0.25, FalseAccept: 9e-5, ReadRate: 0.95, Samples: 2000, Impostors: 2000}},
+		Rules:       map[string]VisionRule{"shoe": {MaxRelative: 0.7, MinLead: 0.25, FalseAccept: 9e-5, ReadRate: 0.95, Samples: 2000, Impostors: 2000}},
 	}
 	block := func(n int, v float32) []byte {
 		f := make([]float32, n)
@@ -82,7 +82,7 @@ func TestVisionErrors(t *testing.T) {
 		{name: "wrong format", raw: func(b []byte) []byte {
 			return bytes.Replace(b, []byte(`"sabot-vision-profile"`), []byte(`"sabot-shuffler-profile"`), 1)
 		}},
-		{name: "future version", raw: func(b []byte) []byte { return bytes.Replace(b, []byte(`"version": 3`), []byte(`"version": 4`), 1) }},
+		{name: "future version", raw: func(b []byte) []byte { return bytes.Replace(b, []byte(`"version": 4`), []byte(`"version": 5`), 1) }},
 		{name: "camera size", change: func(p *VisionProfile) { p.Camera.Width = 0 }},
 		{name: "source", change: func(p *VisionProfile) { p.Source = "webcam" }},
 		{name: "passes", change: func(p *VisionProfile) { p.Passes = 3 }},
@@ -102,7 +102,7 @@ func TestVisionErrors(t *testing.T) {
 		{name: "no cut card", change: func(p *VisionProfile) { p.Views = p.Views[:52] }},
 		{name: "no rule", change: func(p *VisionProfile) { p.Rules = nil }},
 		{name: "rule of an unknown view", change: func(p *VisionProfile) { p.Rules["window"] = p.Rules["shoe"] }},
-		{name: "rule's distance", change: func(p *VisionProfile) { r := p.Rules["shoe"]; r.MaxDistance = 0; p.Rules["shoe"] = r }},
+		{name: "rule's distance", change: func(p *VisionProfile) { r := p.Rules["shoe"]; r.MaxRelative = 0; p.Rules["shoe"] = r }},
 		{name: "rule's rates", change: func(p *VisionProfile) { r := p.Rules["shoe"]; r.FalseAccept = 2; p.Rules["shoe"] = r }},
 		{name: "checksum", raw: func(b []byte) []byte { return bytes.Replace(b, []byte(`"deck": "test"`), []byte(`"deck": "tesT"`), 1) }},
 		{name: "unknown field", raw: func(b []byte) []byte { return bytes.Replace(b, []byte(`"deck"`), []byte(`"colour": 1, "deck"`), 1) }},

@@ -114,8 +114,8 @@ func TestCalibrateVision(t *testing.T) {
 	p := f.p
 	shoe, table := p.Rules["shoe"], p.Rules["table"]
 	rule := func(r calibration.VisionRule) string {
-		return fmt.Sprintf("distance ≤ %.3f and lead ≥ %.2f; estimated false accepts %s a frame (%d impostor frames); read in calibration %.1f%% (%d perturbed frames, 0 wrong)",
-			r.MaxDistance, r.MinLead, rateText(r.FalseAccept), r.Impostors, 100*r.ReadRate, r.Samples)
+		return fmt.Sprintf("relative distance ≤ %.2f and lead ≥ %.2f; estimated false accepts %s a frame (%d impostor frames); read in calibration %.1f%% (%d perturbed frames, 0 wrong)",
+			r.MaxRelative, r.MinLead, rateText(r.FalseAccept), r.Impostors, 100*r.ReadRate, r.Samples)
 	}
 	want := []string{
 		"profile " + f.profile,
@@ -278,13 +278,13 @@ func TestVisionReadExplain(t *testing.T) {
 		`^view: shoe$`,
 		`^outline: top edge \d+ points, left side \d+ points, right side \d+ points \(steps of \d+ and more[;,] .*\)$`,
 		`^corners: \(\d+\.\d, \d+\.\d\) \(\d+\.\d, \d+\.\d\); card width \d+\.\d px$`,
-		`^  1\. Qh   distance \d\.\d\d\d$`,
-		`^  2\. \S+ +distance \d\.\d\d\d$`,
-		`^  3\. \S+ +distance \d\.\d\d\d$`,
-		`^  4\. \S+ +distance \d\.\d\d\d$`,
-		`^  5\. \S+ +distance \d\.\d\d\d$`,
-		`^` + regexp.QuoteMeta(fmt.Sprintf("rule: distance at most %.3f, lead at least %.2f (estimated false accepts %.1g a frame)", shoe.MaxDistance, shoe.MinLead, shoe.FalseAccept)) + `$`,
-		`^decision: accepted: distance \d\.\d\d\d ≤ ` + regexp.QuoteMeta(fmt.Sprintf("%.3f", shoe.MaxDistance)) + ` and lead \d+\.\d\d over \S+ ≥ ` + regexp.QuoteMeta(fmt.Sprintf("%.2f", shoe.MinLead)) + `$`,
+		`^  1\. Qh   distance \d\.\d\d\d, relative \d+\.\d\d$`,
+		`^  2\. \S+ +distance \d\.\d\d\d, relative \d+\.\d\d$`,
+		`^  3\. \S+ +distance \d\.\d\d\d, relative \d+\.\d\d$`,
+		`^  4\. \S+ +distance \d\.\d\d\d, relative \d+\.\d\d$`,
+		`^  5\. \S+ +distance \d\.\d\d\d, relative \d+\.\d\d$`,
+		`^` + regexp.QuoteMeta(fmt.Sprintf("rule: relative distance at most %.2f, lead at least %.2f (estimated false accepts %.1g a frame)", shoe.MaxRelative, shoe.MinLead, shoe.FalseAccept)) + `$`,
+		`^decision: accepted: relative distance \d+\.\d\d ≤ ` + regexp.QuoteMeta(fmt.Sprintf("%.2f", shoe.MaxRelative)) + ` \(distance \d\.\d\d\d, nearest \S+\) and lead \d+\.\d\d over \S+ ≥ ` + regexp.QuoteMeta(fmt.Sprintf("%.2f", shoe.MinLead)) + `$`,
 	}
 	if len(lines) != len(pats) {
 		t.Fatalf("trace of %d lines, want %d:\n%s", len(lines), len(pats), blocks[0])
@@ -449,7 +449,7 @@ func TestVisionBadInput(t *testing.T) {
 		name, want string
 		b          []byte
 	}{
-		{"v2.json", "calibration: bad profile: version 2, this build reads version 3: recalibrate with `sabot calibrate vision`", bytes.Replace(pb, []byte(`"version": 3`), []byte(`"version": 2`), 1)},
+		{"v2.json", fmt.Sprintf("calibration: bad profile: version 2, this build reads version %d: recalibrate with `sabot calibrate vision`", calibration.VisionVersion), bytes.Replace(pb, []byte(fmt.Sprintf(`"version": %d`, calibration.VisionVersion)), []byte(`"version": 2`), 1)},
 		{"damaged.json", "calibration: bad profile: checksum mismatch: the file was changed or damaged after calibration", bytes.Replace(pb, []byte(`"deck": "tango"`), []byte(`"deck": "mango"`), 1)},
 		{"other.json", `calibration: bad profile: format is "", want "sabot-vision-profile" (is this a vision profile?)`, []byte(`{"deck": "x"}`)},
 	} {
@@ -457,7 +457,7 @@ func TestVisionBadInput(t *testing.T) {
 		os.WriteFile(path, c.b, 0o644)
 		for _, args := range [][]string{
 			{"vision", "read", "--profile", path, qh},
-			{"vision", "eval", "--profile", path, "--frames", filepath.Join(f.dir, "frames")},
+			{"vision", "eval", "--profile", path, "--frames", filepath.Join(f.dir, "frames"), "--sheet", filepath.Join(dir, "misread.png")},
 			{"calibrate", "camera", "--profile", path, "--image", qh, "--out", filepath.Join(dir, "cam.png")},
 		} {
 			if _, _, err := sabot(t, args...); err == nil || err.Error() != path+": "+c.want {

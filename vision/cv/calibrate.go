@@ -300,12 +300,15 @@ func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOpti
 		}
 		ft := fitRule(all)
 		p.Rules[v.String()] = calibration.VisionRule{
-			MaxDistance: round6(ft.maxDist), MinLead: round6(ft.minLead), Face: face,
+			MaxRelative: round6(ft.maxDist), MinLead: round6(ft.minLead), Face: face,
 			FalseAccept: max(ft.farAbsent, ft.farPresent), ReadRate: ft.readRate,
 			Samples: ft.samples, Impostors: ft.impostors, Wrong: ft.wrong,
 		}
 		if ft.farAbsent > falseAcceptTarget || ft.farPresent > falseAcceptTarget {
 			return nil, fmt.Errorf("%w: no threshold keeps the %s view's estimated false accepts under 1 in 10,000: the calibration frames cannot tell the cards apart (a damaged or mixed deck?)", ErrCalibration, v)
+		}
+		if ft.readRate < minReadRate {
+			return nil, fmt.Errorf("%w: the %s view's rule (relative distance ≤ %.2f, lead ≥ %.2f) reads only %.1f%% of the calibration frames perturbed: it would reject most cards (a one-ended design passed at either end? pass the deck again turned end for end, --turned)", ErrCalibration, v, ft.maxDist, ft.minLead, 100*ft.readRate)
 		}
 	}
 	p.Notes = notesOf(p, frames)
@@ -480,11 +483,17 @@ func (w *worker) recognizer(p *calibration.VisionProfile, m *model, v vision.Vie
 	if r, ok := w.rec[v]; ok {
 		return r
 	}
-	r := &Recognizer{p: p, view: v, m: m, face: face, rule: calibration.VisionRule{MaxDistance: 2, Face: face}, sc: newScanner(), tf: newTableFinder(), d: newDescriber(), f: gocv.NewMat()}
-	r.delta = r.dissimilarity()
+	r := &Recognizer{p: p, view: v, m: m, face: face, rule: calibration.VisionRule{MaxRelative: 10, Face: face}, sc: newScanner(), tf: newTableFinder(), d: newDescriber(), f: gocv.NewMat()}
+	r.dissimilarities()
 	w.rec[v] = r
 	return r
 }
+
+// minReadRate: a rule that reads less than this share of its own calibration frames perturbed
+// is not written. It would reject most cards in the field, and a profile that reads nothing is
+// no use to anyone. The perturbations are harsher than the dev camera's: a rule reading half
+// of them read about half of the dev frames too.
+const minReadRate = 0.2
 
 // trial reads one perturbed frame of frames[i] as view v would see it, with and without its
 // class.
@@ -497,10 +506,10 @@ func (w *worker) trial(rec *Recognizer, frames []*calFrame, i int, source string
 	}
 	t.measured = true
 	dist := rec.classDist(n)
-	res, dec := rec.decide(dist)
+	res, dec := rec.decide(dist, rec.level)
 	_ = res
 	own := f.class
-	t.d, t.lead = dec.Distance, dec.Lead
+	t.d, t.lead = dec.Relative, dec.Lead
 	t.right = dec.Best == rec.m.classes[own]
 	// The best other class's lead over the frame's own class.
 	other := -1
@@ -510,8 +519,8 @@ func (w *worker) trial(rec *Recognizer, frames []*calFrame, i int, source string
 		}
 	}
 	if other >= 0 {
-		t.otherD = dist[other]
-		if dl := rec.delta[other][own]; dl > 0 && !math.IsInf(dist[own], 1) {
+		t.otherD = rec.relative(other, dist[other], rec.level)
+		if dl := rec.delta[rec.level][other][own]; dl > 0 && !math.IsInf(dist[own], 1) {
 			t.overOwn = (dist[own] - dist[other]) / dl
 		} else {
 			t.overOwn = math.Inf(1)
@@ -520,9 +529,9 @@ func (w *worker) trial(rec *Recognizer, frames []*calFrame, i int, source string
 	// Without the frame's class: as a card the profile does not hold.
 	saved := dist[own]
 	dist[own] = math.NaN()
-	_, imp := rec.decide(dist)
+	_, imp := rec.decide(dist, rec.level)
 	dist[own] = saved
-	t.impD, t.impLead = imp.Distance, imp.Lead
+	t.impD, t.impLead = imp.Relative, imp.Lead
 	t.own, t.imp = rec.m.classes[own], imp.Best
 	return t
 }

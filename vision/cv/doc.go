@@ -21,16 +21,21 @@
 // white and high-passed, so that exposure, white balance and uneven light fall out (describe.go).
 //
 // Score every class. The index block (rank and suit) and the face are compared with each class's
-// templates by normalized correlation in small cells; cells that are blank paper in both are
-// compared by their energy instead. The index is split, by an analysis of variance over the 52
+// templates by normalized correlation in small cells; a cell that is blank paper in the template
+// is compared by the frame's ink there instead, measured against the frame's own ink (a blurred
+// or dim card is as far from the plain cut card as a sharp one). The index is split, by an analysis of variance over the 52
 // calibrated cards, into the parts that tell ranks apart and the parts that tell suits apart; its
 // distance is the worse of the two, so that a frame must fit both the rank and the suit. The
 // index is searched a few pixels either way and at four blur levels (a moving card). A class's
 // distance D is the worse of its index's and its face's (model.go).
 //
-// Decide by one rule. The best class is the answer when D ≤ T and it leads every other class by
-// at least M, the lead over a rival measured along the line between their two templates:
-// (D(rival) − D(best)) / δ(best, rival). Otherwise the frame is rejected, naming the best class
+// Decide by one rule. Both numbers are measured against δ(a, b), how far class b's template is
+// from class a's at the frame's blur level. The best class is the answer when its relative
+// distance D(best) / δ(best, nearest) ≤ T, its distance as a share of the way to the nearest
+// other class's template, and it leads every other class by at least M, the lead over a rival
+// measured along the line between their two templates: (D(rival) − D(best)) / δ(best, rival).
+// A card with a near twin must so fit its template closely, a card unlike every other may fit
+// it loosely. Otherwise the frame is rejected, naming the best class
 // and its runner-up. T and M are not set by hand: calibration perturbs every calibration frame
 // many times (blur, noise, shift, scale, rotation, light, JPEG), reads each against the profile
 // with its class and against the profile without it, and keeps the pair that reads the most while

@@ -116,6 +116,7 @@ func learnModel(classes []string, samples []sample, turn bool) *model {
 func newView(v view, idx, face []float32, faceRows int, inkIdx, inkFace float64) view {
 	for l, k := range blurLevels {
 		v.idx[l] = templateCells(blurRows(idx, idxW*3, idxH, k), idxW*3, idxW, idxH, idxCW, idxCH, inkIdx)
+		v.idx[l].ownInk(inkIdx)
 	}
 	v.face = templateCells(face, faceScale*3, faceScale, faceRows, faceCell, faceCell, inkFace)
 	v.faceRows = faceRows

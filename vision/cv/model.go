@@ -50,7 +50,31 @@ type cells struct {
 	n     int // cells
 	st    []cellStats
 	plain []bool // the cell has no ink (templates only)
+	// ink is what a plain cell's ink is measured against (see ownInk); 0: the model's.
+	ink float64
 }
+
+// ownInk sets c.ink to the block's own ink, its cells' 75th percentile energy (as the model's
+// is measured over the calibration frames), but never under inkFloor of the calibrated ink
+// (cal). Blur and a dim frame take a card's ink down evenly; measured against its own, the cells
+// a template has no ink in count the same sharp or blurred, and a plain card's (noise) is still
+// measured against a card's.
+func (c *cells) ownInk(cal float64) {
+	var buf [128]float64
+	e := buf[:0]
+	for i := range c.n {
+		e = append(e, c.st[i].energy(c.per))
+	}
+	sort.Float64s(e)
+	c.ink = cal
+	if len(e) > 0 {
+		c.ink = max(e[len(e)*3/4], inkFloor*cal)
+	}
+}
+
+// inkFloor: the least share of the calibrated ink a frame's own may count for, so that a plain
+// card's noise is measured against a card's ink and never against itself.
+const inkFloor = 0.25
 
 // layout copies the w × h pixel region at (x0, y0) of a 3-channel plane rw values wide into c, in
 // cells of cw × ch pixels, and sums each cell.
@@ -176,13 +200,17 @@ const (
 // part's (the rank glyph of the 6 and the 8 or the suit symbol of the 3♠ and the 3♣ differ in a
 // few cells: they must not be outvoted by the many cells the two cards share).
 func (m *model) indexDist(x, t *cells) float64 {
+	ink := m.inkIdx
+	if x.ink > 0 {
+		ink = x.ink
+	}
 	if len(m.part) != x.n {
-		return blockDist(x, t, 0, x.n, m.inkIdx)
+		return blockDist(x, t, 0, x.n, ink)
 	}
 	var sum [nParts]float64
 	var n [nParts]int
 	for i := range x.n {
-		sum[m.part[i]] += cellDist(x, t, i, m.inkIdx)
+		sum[m.part[i]] += cellDist(x, t, i, ink)
 		n[m.part[i]]++
 	}
 	// The paper cells (the card's edge, blank paper: the same on every card) are no part of
@@ -330,6 +358,7 @@ func blurRows(v []float32, rw, rows, k int) []float32 {
 // indexBlock lays out the frame's index block at shift (dx, dy).
 func (m *model) indexBlock(d *desc, dx, dy int, s *scratch) {
 	s.idx.layout(d.fine, fineW*3, fineMargin+dx, fineMargin+dy, idxW, idxH, idxCW, idxCH)
+	s.idx.ownInk(m.inkIdx)
 }
 
 // faceBlock lays out the frame's face.

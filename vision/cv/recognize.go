@@ -36,7 +36,12 @@ type Recognizer struct {
 	s     scratch
 	descs [2]desc
 	fits  []fit
-	delta [][]float64 // delta[a][b]: how unlike class a's template is class b's (see lead)
+	// delta[l][a][b]: how unlike class a's template is class b's at blur level l (see decide);
+	// nearest[l][c]: the class nearest class c, and near[l][c] its δ.
+	delta   [nLevels][][]float64
+	nearest [nLevels][]int
+	near    [nLevels][]float64
+	level int // the blur level of the last frame measured (classDist)
 }
 
 var _ vision.Judge = (*Recognizer)(nil)
@@ -59,7 +64,7 @@ func New(p *calibration.VisionProfile, view vision.View) (*Recognizer, error) {
 		return nil, err
 	}
 	r := &Recognizer{p: p, view: view, m: m, rule: rule, face: rule.Face, sc: newScanner(), tf: newTableFinder(), d: newDescriber(), f: gocv.NewMat()}
-	r.delta = r.dissimilarity()
+	r.dissimilarities()
 	return r, nil
 }
 
@@ -131,12 +136,12 @@ func (r *Recognizer) read(frame gocv.Mat, explain bool) (vision.Result, *Trace, 
 		return res, tr, nil
 	}
 	dist := r.classDist(n)
-	res, dec := r.decide(dist)
-	res.Evidence = &vision.Evidence{Dist: dist, Fits: dec.Distance <= r.rule.MaxDistance}
+	res, dec := r.decide(dist, r.level)
+	res.Evidence = &vision.Evidence{Dist: dist, Fits: dec.Relative <= r.rule.MaxRelative}
 	res.Elapsed = time.Since(start)
 	if tr != nil {
 		tr.Decision = dec
-		tr.top(r.m.classes, dist, dec)
+		tr.top(r.m.classes, dist, func(c int) float64 { return r.relative(c, dist[c], r.level) })
 	}
 	return res, tr, nil
 }
@@ -236,6 +241,7 @@ func (r *Recognizer) classDist(n int) []float64 {
 	}
 	if n == 1 {
 		r.fits = m.fitAll(&r.descs[0], &r.s, r.face, r.fits)
+		r.level = r.s.level
 		for _, f := range r.fits {
 			c := m.views[f.view].class
 			dist[c] = min(dist[c], f.d)
@@ -246,9 +252,11 @@ func (r *Recognizer) classDist(n int) []float64 {
 	// class, each end of the frame is compared with one of them (the two ways round); else each
 	// end of the frame with the one known.
 	var per [2][]float64
+	r.level = nLevels - 1
 	for e := range 2 {
 		per[e] = make([]float64, len(m.views))
 		r.fits = m.fitAll(&r.descs[e], &r.s, r.face, r.fits)
+		r.level = min(r.level, r.s.level) // the sharper end's: the larger δ, the stricter lead
 		for _, f := range r.fits {
 			per[e][f.view] = f.d
 		}
@@ -270,30 +278,39 @@ func (r *Recognizer) classDist(n int) []float64 {
 // Judge decides a card passage from its frames' mean distances (vision.Combiner), by the rule
 // that decides one frame.
 func (r *Recognizer) Judge(dist []float64) vision.Result {
-	res, _ := r.decide(dist)
+	res, _ := r.decide(dist, 0)
 	return res
 }
 
 // Decision is how a frame's answer was reached.
 type Decision struct {
-	Best, Runner    string  // the best-fitting class and the rival it leads least
-	Distance        float64 // the best class's distance
-	Lead            float64 // its lead over the runner-up
-	Accepted        bool
-	Rule            string // the rule that decided, in words
-	MaxDist, MinLed float64
+	Best, Runner string  // the best-fitting class and the rival it leads least
+	Distance     float64 // the best class's distance
+	Relative     float64 // that distance as a share of δ(best, nearest) (see decide)
+	Nearest      string  // the class whose template is nearest the best class's
+	Lead         float64 // its lead over the runner-up
+	Accepted     bool
+	Rule         string // the rule that decided, in words
+	MaxRelative  float64
+	MinLead      float64
 }
 
-// decide applies the one rule: the best-fitting class is the answer when its distance is at most
-// the profile's threshold and it leads every other class by at least the profile's margin. The
-// lead over a rival is measured along the line between their two templates,
+// decide applies the one rule: the best-fitting class is the answer when its relative distance is
+// at most the profile's threshold and it leads every other class by at least the profile's
+// margin. Both are measured against δ(a, b), how far class b's template is from class a's (at
+// the frame's blur level):
 //
-//	lead = (D(rival) − D(best)) / δ(best, rival),
+//	relative = D(best) / δ(best, nearest)
+//	lead     = (D(rival) − D(best)) / δ(best, rival)
 //
-// δ being the rival's distance from the best class's own template: 1 when the frame is the best
-// class's template itself, 0 when it is as near the rival. The runner-up is the rival led least.
-func (r *Recognizer) decide(dist []float64) (vision.Result, Decision) {
-	dec := Decision{MaxDist: r.rule.MaxDistance, MinLed: r.rule.MinLead}
+// The relative distance is 0 at the best class's template and 1 as far from it as the nearest
+// other class's template is: a card with a near twin (A♠ and A♣ of one design) must fit its
+// template closely, a card unlike every other may fit it loosely, and a frame of a card the
+// profile does not hold fits no template within a share of its distance from the others. The
+// lead is 1 when the frame is the best class's template itself, 0 when it is as near the rival.
+// The runner-up is the rival led least.
+func (r *Recognizer) decide(dist []float64, level int) (vision.Result, Decision) {
+	dec := Decision{MaxRelative: r.rule.MaxRelative, MinLead: r.rule.MinLead}
 	best := -1
 	for c, d := range dist {
 		if !math.IsNaN(d) && !math.IsInf(d, 1) && (best < 0 || d < dist[best]) {
@@ -311,7 +328,7 @@ func (r *Recognizer) decide(dist []float64) (vision.Result, Decision) {
 		}
 		l := math.Inf(1)
 		if !math.IsInf(d, 1) {
-			if dl := r.delta[best][c]; dl > 0 {
+			if dl := r.delta[level][best][c]; dl > 0 {
 				l = (d - dist[best]) / dl
 			} else {
 				l = 0 // two templates alike: the frame cannot tell them apart
@@ -322,20 +339,24 @@ func (r *Recognizer) decide(dist []float64) (vision.Result, Decision) {
 		}
 	}
 	dec.Best, dec.Distance, dec.Lead = r.m.classes[best], dist[best], lead
+	dec.Relative = r.relative(best, dist[best], level)
+	if n := r.nearest[level][best]; n >= 0 {
+		dec.Nearest = r.m.classes[n]
+	}
 	if runner >= 0 {
 		dec.Runner = r.m.classes[runner]
 	}
 	conf := max(0, min(1, lead))
 	switch {
-	case dist[best] > r.rule.MaxDistance:
-		dec.Rule = fmt.Sprintf("rejected: the best class %s is at distance %.3f, above the threshold %.3f: not a card of this deck as calibrated", dec.Best, dist[best], r.rule.MaxDistance)
-		return vision.Rejected(fmt.Sprintf("nothing fits: best %s at distance %.3f (at most %.3f)", dec.Best, dist[best], r.rule.MaxDistance), conf), dec
+	case dec.Relative > r.rule.MaxRelative:
+		dec.Rule = fmt.Sprintf("rejected: the best class %s is at distance %.3f, %.2f of the way to %s's template, above the threshold %.2f: not a card of this deck as calibrated", dec.Best, dist[best], dec.Relative, dec.Nearest, r.rule.MaxRelative)
+		return vision.Rejected(fmt.Sprintf("nothing fits: best %s at relative distance %.2f (at most %.2f)", dec.Best, dec.Relative, r.rule.MaxRelative), conf), dec
 	case lead < r.rule.MinLead:
 		dec.Rule = fmt.Sprintf("rejected: %s leads the runner-up %s by %.2f, under the margin %.2f", dec.Best, dec.Runner, lead, r.rule.MinLead)
 		return vision.Rejected(fmt.Sprintf("%s or %s: lead %.2f (at least %.2f)", dec.Best, dec.Runner, lead, r.rule.MinLead), conf), dec
 	}
 	dec.Accepted = true
-	dec.Rule = fmt.Sprintf("accepted: distance %.3f ≤ %.3f and lead %.2f over %s ≥ %.2f", dist[best], r.rule.MaxDistance, lead, dec.Runner, r.rule.MinLead)
+	dec.Rule = fmt.Sprintf("accepted: relative distance %.2f ≤ %.2f (distance %.3f, nearest %s) and lead %.2f over %s ≥ %.2f", dec.Relative, r.rule.MaxRelative, dist[best], dec.Nearest, lead, dec.Runner, r.rule.MinLead)
 	return resultOf(dec.Best, conf), dec
 }
 
@@ -363,7 +384,13 @@ const (
 // dissimilarity measures how unlike each class's templates are every other's, as a frame would be
 // measured: the index blocks (and the faces, where compared) by 1 − their correlation, a plain
 // block against an inked one as 1, two plain blocks as 0.
-func (r *Recognizer) dissimilarity() [][]float64 {
+func (r *Recognizer) dissimilarities() {
+	for l := range nLevels {
+		r.delta[l], r.nearest[l], r.near[l] = r.dissimilarity(l)
+	}
+}
+
+func (r *Recognizer) dissimilarity(level int) ([][]float64, []int, []float64) {
 	m := r.m
 	n := len(m.classes)
 	out := make([][]float64, n)
@@ -376,7 +403,7 @@ func (r *Recognizer) dissimilarity() [][]float64 {
 	pair := func(a, b *view) float64 {
 		d, k := 0.0, 0
 		if a.hasIdx && b.hasIdx {
-			d += m.indexDist(&a.idx[0], &b.idx[0])
+			d += m.indexDist(&a.idx[level], &b.idx[level])
 			k++
 		}
 		if r.face {
@@ -406,7 +433,37 @@ func (r *Recognizer) dissimilarity() [][]float64 {
 			out[a.class][b.class] = min(out[a.class][b.class], d)
 		}
 	}
-	return out
+	nearest, near := nearestOf(out)
+	return out, nearest, near
+}
+
+// nearestOf returns, for each class, the class whose template is nearest its own (either way
+// round) and that δ: -1 and +Inf for a class alone.
+func nearestOf(delta [][]float64) ([]int, []float64) {
+	n := len(delta)
+	nearest, near := make([]int, n), make([]float64, n)
+	for a := range n {
+		nearest[a], near[a] = -1, math.Inf(1)
+		for b := range n {
+			if d := min(delta[a][b], delta[b][a]); b != a && d < near[a] {
+				nearest[a], near[a] = b, d
+			}
+		}
+	}
+	return nearest, near
+}
+
+// relative is class c's distance d as a share of δ(c, nearest): 0 at its template, 1 as far
+// from it as the nearest other class's template is.
+func (r *Recognizer) relative(c int, d float64, level int) float64 {
+	switch rc := r.near[level][c]; {
+	case math.IsInf(rc, 1):
+		return d // the only class: nothing to be mistaken for
+	case rc <= 0:
+		return math.Inf(1) // another class's template is this one's: never told apart
+	default:
+		return d / rc
+	}
 }
 
 // Trace says how a frame was read: the outline found, the classes that fit best, the threshold and
@@ -427,10 +484,10 @@ type Trace struct {
 type ClassFit struct {
 	Class    string
 	Distance float64
-	Lead     float64 // the best class's lead over this one
+	Relative float64 // the distance as a share of δ(class, its nearest class)
 }
 
-func (t *Trace) top(classes []string, dist []float64, dec Decision) {
+func (t *Trace) top(classes []string, dist []float64, relative func(int) float64) {
 	idx := make([]int, 0, len(dist))
 	for i, d := range dist {
 		if !math.IsNaN(d) && !math.IsInf(d, 1) {
@@ -439,7 +496,7 @@ func (t *Trace) top(classes []string, dist []float64, dec Decision) {
 	}
 	sort.Slice(idx, func(a, b int) bool { return dist[idx[a]] < dist[idx[b]] })
 	for _, i := range idx[:min(5, len(idx))] {
-		t.Top = append(t.Top, ClassFit{Class: classes[i], Distance: dist[i]})
+		t.Top = append(t.Top, ClassFit{Class: classes[i], Distance: dist[i], Relative: relative(i)})
 	}
 }
 
@@ -456,9 +513,9 @@ func (t *Trace) String() string {
 		fmt.Fprintf(&b, "; card width %.1f px\n", t.WidthPx)
 	}
 	for i, c := range t.Top {
-		fmt.Fprintf(&b, "  %d. %-4s distance %.3f\n", i+1, c.Class, c.Distance)
+		fmt.Fprintf(&b, "  %d. %-4s distance %.3f, relative %.2f\n", i+1, c.Class, c.Distance, c.Relative)
 	}
-	fmt.Fprintf(&b, "rule: distance at most %.3f, lead at least %.2f (estimated false accepts %.1g a frame)\n", t.Rule.MaxDistance, t.Rule.MinLead, t.Rule.FalseAccept)
+	fmt.Fprintf(&b, "rule: relative distance at most %.2f, lead at least %.2f (estimated false accepts %.1g a frame)\n", t.Rule.MaxRelative, t.Rule.MinLead, t.Rule.FalseAccept)
 	fmt.Fprintf(&b, "decision: %s\n", t.Decision.Rule)
 	return b.String()
 }

@@ -124,12 +124,12 @@ func lengthText(l float64) string {
 	return fmt.Sprintf("card length %.3f card widths", l)
 }
 
-// ruleText words a view's rule: "distance ≤ 0.412 and lead ≥ 0.35; estimated false accepts
+// ruleText words a view's rule: "relative distance ≤ 0.71 and lead ≥ 0.35; estimated false accepts
 // 2.0e-05 a frame (8000 impostor frames); read in calibration 97.1% (2120 perturbed frames, 0
 // wrong)".
 func ruleText(r calibration.VisionRule) string {
-	return fmt.Sprintf("distance ≤ %.3f and lead ≥ %.2f; estimated false accepts %s a frame (%d impostor frames); read in calibration %.1f%% (%d perturbed frames, %d wrong)",
-		r.MaxDistance, r.MinLead, rate(r.FalseAccept), r.Impostors, 100*r.ReadRate, r.Samples, r.Wrong)
+	return fmt.Sprintf("relative distance ≤ %.2f and lead ≥ %.2f; estimated false accepts %s a frame (%d impostor frames); read in calibration %.1f%% (%d perturbed frames, %d wrong)",
+		r.MaxRelative, r.MinLead, rate(r.FalseAccept), r.Impostors, 100*r.ReadRate, r.Samples, r.Wrong)
 }
 
 // rate prints a small rate as a person reads it: "0", "3.2e-05", "0.0012".
