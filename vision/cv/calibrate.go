@@ -522,9 +522,7 @@ func (w *worker) trial(rec *Recognizer, frames []*calFrame, i int, source string
 		t.otherD = rec.relative(other, dist[other], rec.level)
 		if dl := rec.delta[rec.level][other][own]; dl > 0 && !math.IsInf(dist[own], 1) {
 			t.overOwn = (dist[own] - dist[other]) / dl
-		} else {
-			t.overOwn = math.Inf(1)
-		}
+		} // else 0: the own class not measured is not ruled out (decide)
 	}
 	// Without the frame's class: as a card the profile does not hold.
 	saved := dist[own]

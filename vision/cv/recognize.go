@@ -326,13 +326,11 @@ func (r *Recognizer) decide(dist []float64, level int) (vision.Result, Decision)
 		if c == best || math.IsNaN(d) {
 			continue
 		}
-		l := math.Inf(1)
-		if !math.IsInf(d, 1) {
-			if dl := r.delta[level][best][c]; dl > 0 {
-				l = (d - dist[best]) / dl
-			} else {
-				l = 0 // two templates alike: the frame cannot tell them apart
-			}
+		// A class the frame could not be compared with (its index out of the frame, a face
+		// the template has too little of) is not ruled out: the frame cannot tell it apart.
+		l := 0.0
+		if dl := r.delta[level][best][c]; !math.IsInf(d, 1) && dl > 0 {
+			l = (d - dist[best]) / dl
 		}
 		if l < lead {
 			runner, lead = c, l

@@ -33,6 +33,10 @@ func TestRelativeDistance(t *testing.T) {
 		{[]float64{0.05, 0.09, 0.45}, "", "nothing fits: best As at relative distance 2.50"},
 		{[]float64{0.005, 0.021, 0.40}, "As", ""},
 		{[]float64{0.005, 0.009, 0.40}, "", "As or Ac: lead 0.20"},
+		// A class the frame could not be compared with is not ruled out.
+		{[]float64{0.005, math.Inf(1), 0.40}, "", "As or Ac: lead 0.00"},
+		// A class taken out of the profile (NaN) is no rival.
+		{[]float64{0.005, math.NaN(), 0.40}, "As", ""},
 	} {
 		res, dec := r.decide(c.dist, 0)
 		switch {
