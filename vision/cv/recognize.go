@@ -41,7 +41,7 @@ type Recognizer struct {
 	delta   [nLevels][][]float64
 	nearest [nLevels][]int
 	near    [nLevels][]float64
-	level int // the blur level of the last frame measured (classDist)
+	level   int // the blur level of the last frame measured (classDist)
 }
 
 var _ vision.Judge = (*Recognizer)(nil)
