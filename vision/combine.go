@@ -72,6 +72,14 @@ func (c *Combiner) Add(r Result) {
 	if len(r.Evidence.Dist) != len(c.sum) {
 		return // another recognizer's frame: not comparable
 	}
+	// A frame that could not be compared with every class (its index out of the window) is no
+	// evidence: a class it did not measure is not ruled out by it, and the mean of the others
+	// must not rule it out either.
+	for _, d := range r.Evidence.Dist {
+		if math.IsNaN(d) || math.IsInf(d, 0) {
+			return
+		}
+	}
 	c.n++
 	for i, d := range r.Evidence.Dist {
 		if !math.IsNaN(d) && !math.IsInf(d, 0) {

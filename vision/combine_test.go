@@ -82,8 +82,9 @@ func TestCombiner(t *testing.T) {
 		{"card and cut card", []Result{frame(0.02, 0.5, 0.3, 0.5), frame(0.02, 0.5, 0.3, 0.5), frame(0.2, 0.5, 0.02, 0.5)}, "reject: frames read As, but a frame read CUT on its own: As×2 CUT×1", 3, "As×2 CUT×1"},
 		{"sensor blocked, nothing seen", []Result{none, none, rej}, "reject: no frame showed the card: NONE×2 reject×1", 0, "NONE×2 reject×1"},
 		{"no frames", nil, "reject: no frames while the sensor was blocked", 0, ""},
-		// A class measured in only some frames is not compared.
-		{"a class not measured everywhere", []Result{frame(0.04, nan, 0.5, 0.5), frame(0.04, 0.2, 0.5, 0.5)}, "As (1.00)", 2, "As×2"},
+		// A frame that did not measure every class is no evidence: Kd is not ruled out by it.
+		{"a class not measured everywhere", []Result{frame(0.04, nan, 0.5, 0.5), frame(0.04, 0.2, 0.5, 0.5)}, "As (1.00)", 1, "As×2"},
+		{"no frame measured every class", []Result{frame(0.04, nan, 0.5, 0.5), frame(0.04, math.Inf(1), 0.5, 0.5)}, "reject: no frame showed the card: As×2", 0, "As×2"},
 		{"another recognizer's frame is left out", []Result{frame(0.04, 0.3, 0.5, 0.5), {Kind: Card, Card: card.MustParse("As"), Evidence: &Evidence{Dist: []float64{0.9}, Fits: true}}}, "As (1.00)", 1, "As×2"},
 	}
 	for _, tc := range tests {
