@@ -505,8 +505,8 @@ func (w *worker) trial(rec *Recognizer, frames []*calFrame, i int, source string
 		return t
 	}
 	t.measured = true
-	dist := rec.classDist(n)
-	res, dec := rec.decide(dist, rec.level)
+	dist, level := rec.classDist(n)
+	res, dec := rec.decide(dist, level)
 	_ = res
 	own := f.class
 	t.d, t.lead = dec.Relative, dec.Lead
@@ -519,15 +519,15 @@ func (w *worker) trial(rec *Recognizer, frames []*calFrame, i int, source string
 		}
 	}
 	if other >= 0 {
-		t.otherD = rec.relative(other, dist[other], rec.level)
-		if dl := rec.delta[rec.level][other][own]; dl > 0 && !math.IsInf(dist[own], 1) {
+		t.otherD = rec.relative(other, dist[other], level)
+		if dl := rec.delta[level][other][own]; dl > 0 && !math.IsInf(dist[own], 1) {
 			t.overOwn = (dist[own] - dist[other]) / dl
 		} // else 0: the own class not measured is not ruled out (decide)
 	}
 	// Without the frame's class: as a card the profile does not hold.
 	saved := dist[own]
 	dist[own] = math.NaN()
-	_, imp := rec.decide(dist, rec.level)
+	_, imp := rec.decide(dist, level)
 	dist[own] = saved
 	t.impD, t.impLead = imp.Relative, imp.Lead
 	t.own, t.imp = rec.m.classes[own], imp.Best

@@ -41,7 +41,6 @@ type Recognizer struct {
 	delta   [nLevels][][]float64
 	nearest [nLevels][]int
 	near    [nLevels][]float64
-	level   int // the blur level of the last frame measured (classDist)
 }
 
 var _ vision.Judge = (*Recognizer)(nil)
@@ -135,13 +134,13 @@ func (r *Recognizer) read(frame gocv.Mat, explain bool) (vision.Result, *Trace, 
 		res.Elapsed = time.Since(start)
 		return res, tr, nil
 	}
-	dist := r.classDist(n)
-	res, dec := r.decide(dist, r.level)
-	res.Evidence = &vision.Evidence{Dist: dist, Fits: dec.Relative <= r.rule.MaxRelative}
+	dist, level := r.classDist(n)
+	res, dec := r.decide(dist, level)
+	res.Evidence = &vision.Evidence{Dist: dist, Fits: dec.Relative <= r.rule.MaxRelative, Level: level}
 	res.Elapsed = time.Since(start)
 	if tr != nil {
 		tr.Decision = dec
-		tr.top(r.m.classes, dist, func(c int) float64 { return r.relative(c, dist[c], r.level) })
+		tr.top(r.m.classes, dist, func(c int) float64 { return r.relative(c, dist[c], level) })
 	}
 	return res, tr, nil
 }
@@ -232,8 +231,9 @@ func (r *Recognizer) noCard(err error, tr *Trace) vision.Result {
 	return vision.Rejected(why, 0)
 }
 
-// classDist measures every class against the described ends (n of them).
-func (r *Recognizer) classDist(n int) []float64 {
+// classDist measures every class against the described ends (n of them), and returns the blur
+// level the frame was compared at.
+func (r *Recognizer) classDist(n int) ([]float64, int) {
 	m := r.m
 	dist := make([]float64, len(m.classes))
 	for i := range dist {
@@ -241,22 +241,21 @@ func (r *Recognizer) classDist(n int) []float64 {
 	}
 	if n == 1 {
 		r.fits = m.fitAll(&r.descs[0], &r.s, r.face, r.fits)
-		r.level = r.s.level
 		for _, f := range r.fits {
 			c := m.views[f.view].class
 			dist[c] = min(dist[c], f.d)
 		}
-		return dist
+		return dist, r.s.level
 	}
 	// The table: both ends of the card are in view. Where calibration knows both ends of a
 	// class, each end of the frame is compared with one of them (the two ways round); else each
 	// end of the frame with the one known.
 	var per [2][]float64
-	r.level = nLevels - 1
+	level := nLevels - 1
 	for e := range 2 {
 		per[e] = make([]float64, len(m.views))
 		r.fits = m.fitAll(&r.descs[e], &r.s, r.face, r.fits)
-		r.level = min(r.level, r.s.level) // the sharper end's: the larger δ, the stricter lead
+		level = min(level, r.s.level) // the sharper end's: the larger δ, the stricter lead
 		for _, f := range r.fits {
 			per[e][f.view] = f.d
 		}
@@ -272,13 +271,16 @@ func (r *Recognizer) classDist(n int) []float64 {
 		}
 		dist[c] = min(dist[c], per[0][v], per[1][v])
 	}
-	return dist
+	return dist, level
 }
 
 // Judge decides a card passage from its frames' mean distances (vision.Combiner), by the rule
-// that decides one frame.
-func (r *Recognizer) Judge(dist []float64) vision.Result {
-	res, _ := r.decide(dist, 0)
+// that decides one frame, at the frames' blur level (clamped to the recognizer's levels).
+func (r *Recognizer) Judge(dist []float64, level int) vision.Result {
+	if len(dist) != len(r.m.classes) {
+		return vision.Rejected(fmt.Sprintf("evidence of %d classes, the profile has %d", len(dist), len(r.m.classes)), 0)
+	}
+	res, _ := r.decide(dist, max(0, min(nLevels-1, level)))
 	return res
 }
 
