@@ -114,8 +114,9 @@ type VisionProfile struct {
 	InkFace  float64 `json:"ink_face"`
 	FaceRows int     `json:"face_rows"`
 	// CardLength is the card's length in card widths, measured from a single pass's frames by
-	// the symmetry of a two-ended design (0: not measured); the recognizer makes the ends the
-	// pass did not show from it.
+	// the symmetry of a two-ended design, or from photographs as their outlines' median (0: not
+	// measured); the recognizer makes the ends the pass did not show from it, and resamples a
+	// whole card by it.
 	CardLength float64 `json:"card_length,omitempty"`
 	// Views are every class's ends as calibrated; Rules the rule of each view the profile can
 	// read ("shoe", "table").

@@ -126,6 +126,9 @@ type calFrame struct {
 	pose       pose
 	desc       desc
 	band       gocv.Mat // the card as seen, 8-bit, for the report
+	// length is the card's length in card widths that photographs are resampled by (0: the
+	// reader window's frames, described from the card's top only).
+	length float64
 }
 
 // Calibrate learns a profile from one pass of the deck, or two (the second turned end for end).
@@ -225,14 +228,34 @@ func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOpti
 			if source == "shoe" && (edgeContrast == 0 || float64(contrast) < edgeContrast) {
 				edgeContrast = float64(contrast)
 			}
-			if err := w0.describeAt(f.Frame, source, &cf.pose, &cf.desc); err != nil {
-				return nil, fmt.Errorf("%w: %s: %w", ErrCalibration, f.name(), err)
-			}
-			if !cf.desc.idxOK && f.Token != classCut {
-				return nil, fmt.Errorf("%w: %s: the card's index corner is not wholly in the frame", ErrCalibration, f.name())
-			}
-			w0.d.warp.ConvertTo(&cf.band, gocv.MatTypeCV8UC3)
 		}
+	}
+	// A photograph's outline is the card in perspective, its sides' ratio not the card's: the
+	// card is resampled by its true shape, the median of the photographs' outlines (tilted every
+	// way), here and in every frame read.
+	var length float64
+	if source == "photo" {
+		ls := make([]float64, 0, len(frames))
+		for _, f := range frames {
+			ls = append(ls, f.pose.length)
+		}
+		slices.Sort(ls)
+		length = ls[len(ls)/2]
+	}
+	for _, cf := range frames {
+		if length > 0 {
+			cf.length = length
+			if p, ok := quadPoseLen(cf.pose.corners, length); ok {
+				cf.pose = p
+			}
+		}
+		if err := w0.describeAt(cf.Frame, source, &cf.pose, &cf.desc); err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrCalibration, cf.name(), err)
+		}
+		if !cf.desc.idxOK && cf.Token != classCut {
+			return nil, fmt.Errorf("%w: %s: the card's index corner is not wholly in the frame", ErrCalibration, cf.name())
+		}
+		w0.d.warp.ConvertTo(&cf.band, gocv.MatTypeCV8UC3)
 	}
 	progress("found the card in every frame", len(frames), len(frames))
 	widths := make([]float64, 0, len(frames))
@@ -262,6 +285,9 @@ func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOpti
 		return nil, err
 	}
 	m := learnModel(classes, samples, source == "shoe" && len(passes) == 1)
+	if length > 0 {
+		m.length = length
+	}
 	views, err := profileViews(m, bandsOf(frames))
 	if err != nil {
 		return nil, err
@@ -455,6 +481,9 @@ func (w *worker) perturbed(f *calFrame, source string, still bool, rng *rand.Ran
 		return nil, false
 	}
 	if source == "photo" {
+		if lp, ok := quadPoseLen(p.corners, f.length); ok {
+			p = lp
+		}
 		// The photograph's card may be found the other way up: keep the calibrated end on top.
 		want := perturbPoint(f.pose.corners[0], q, centre)
 		if p.corners[0].dist(want) > p.corners[2].dist(want) {

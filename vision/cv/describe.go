@@ -78,9 +78,11 @@ func (d *describer) describe(f gocv.Mat, p *pose, length float64, dst *desc) err
 		return errOutline("the card's top is not in the frame")
 	}
 	// The index corner must be in the frame; the few pixels it is searched beyond may be
-	// outside (they are the frame's edge repeated).
+	// outside (they are the frame's edge repeated), and so may the point where the card's sides
+	// would meet: the card's corner is rounded (cornerSlack), its edges start that far from it.
 	x0, y0, x1, y1 := float64(fineMargin), float64(fineMargin), float64(fineMargin+idxW), float64(fineMargin+idxH)
-	dst.idxOK = valid >= fineMargin+idxH+idxShift && in(x0, y0) && in(x1, y0) && in(x0, y1) && in(x1, y1)
+	r := cornerSlack * fineScale
+	dst.idxOK = valid >= fineMargin+idxH+idxShift && in(x0+r, y0) && in(x0, y0+r) && in(x1, y0) && in(x0, y1) && in(x1, y1)
 	// Frame pixel centres are integers; band pixel (i, j) is card point
 	// ((i+0.5-margin)/s, (j+0.5-margin)/s).
 	s := 1.0 / fineScale

@@ -12,9 +12,11 @@
 // contrast, each edge a line fitted robustly (RANSAC) to the steps; the top corners place the
 // card (shoe.go). A frame whose contrast is under a third of the faintest card edge calibration
 // saw is the empty window (NONE). Anywhere else (table, photo) the card is an outline of a card's
-// shape in the colour gradient (whatever the background, light or dark), its four sides refined
-// on the gradient's peaks and its corners ordered; with the card's calibrated length, both ends
-// are read (table.go).
+// shape in the colour gradient (whatever the background, light or dark; its faint stretches held
+// by its strong ones, as in Canny's hysteresis), its corners the outline's points nearest those
+// of the rectangle round it (a card in perspective is not a rectangle), its four sides refined on
+// the gradient's peaks across them; the card is resampled by its calibrated length (measured from
+// a two-ended pass, or the photographs' median outline), and both ends are read (table.go).
 //
 // Describe it. Each end of the card is resampled by its corners to a canonical card: the index
 // corner at 128 pixels per card width, the face at 64, each channel divided by the card's own

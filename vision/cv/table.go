@@ -22,6 +22,7 @@ import (
 type tableFinder struct {
 	blur, gx, gy, m, mag, bin gocv.Mat
 	magPx                     []float32
+	stack                     []int32
 	w, h                      int
 }
 
@@ -115,11 +116,63 @@ func (t *tableFinder) findTable(frame gocv.Mat) (pose, tableOutline, error) {
 // thresholdLadder: the edge thresholds tried, as multiples of the frame's own.
 var thresholdLadder = [...]float32{1, 2, 4}
 
-// outlineAt looks for the card's outline among the gradient's points over thr.
+// hysteresis is the edge's low threshold as a share of its high one (as in Canny's detector): a
+// white card on a light table has stretches of edge fainter than the table's grain, and a point
+// over the low threshold is an edge when it joins a point over the high one.
+const hysteresis = 0.5
+
+// alongSide: the pixels either side along a card's side over which its edge's gradient is
+// averaged (refine).
+const alongSide = 2
+
+// edges fills t.bin with the edge points at threshold thr: the gradient's points over
+// hysteresis×thr that are joined (8-connected) to a point over thr.
+func (t *tableFinder) edges(thr float32) error {
+	gocv.Threshold(t.mag, &t.m, thr*hysteresis, 255, gocv.ThresholdBinary)
+	t.m.ConvertTo(&t.bin, gocv.MatTypeCV8U)
+	bin, err := t.bin.DataPtrUint8()
+	if err != nil {
+		return err
+	}
+	// Flood from the strong points through the weak ones (marked 1 when reached).
+	w, h := t.w, t.h
+	st := t.stack[:0]
+	for i, m := range t.magPx {
+		if m > thr && bin[i] == 255 {
+			bin[i] = 1
+			st = append(st, int32(i))
+			for len(st) > 0 {
+				p := int(st[len(st)-1])
+				st = st[:len(st)-1]
+				x, y := p%w, p/w
+				for dy := -1; dy <= 1; dy++ {
+					for dx := -1; dx <= 1; dx++ {
+						if nx, ny := x+dx, y+dy; nx >= 0 && ny >= 0 && nx < w && ny < h && bin[ny*w+nx] == 255 {
+							bin[ny*w+nx] = 1
+							st = append(st, int32(ny*w+nx))
+						}
+					}
+				}
+			}
+		}
+	}
+	t.stack = st
+	for i, b := range bin {
+		if b == 1 {
+			bin[i] = 255
+		} else {
+			bin[i] = 0
+		}
+	}
+	return nil
+}
+
+// outlineAt looks for the card's outline among the edge points at threshold thr.
 func (t *tableFinder) outlineAt(thr float32, w, h int) (pose, tableOutline, error) {
 	out := tableOutline{thr: thr}
-	gocv.Threshold(t.mag, &t.m, out.thr, 255, gocv.ThresholdBinary)
-	t.m.ConvertTo(&t.bin, gocv.MatTypeCV8U)
+	if err := t.edges(thr); err != nil {
+		return pose{}, out, err
+	}
 	k := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(3, 3))
 	defer k.Close()
 	gocv.Dilate(t.bin, &t.bin, k)
@@ -128,6 +181,7 @@ func (t *tableFinder) outlineAt(thr float32, w, h int) (pose, tableOutline, erro
 	type cand struct {
 		rect gocv.RotatedRect
 		area float64
+		hull []image.Point
 	}
 	var cands []cand
 	fa := float64(w * h)
@@ -147,21 +201,30 @@ func (t *tableFinder) outlineAt(thr float32, w, h int) (pose, tableOutline, erro
 		}
 		// The fill is the outline's convex hull's: an outline broken where the card's corner
 		// touches the frame's side, or its edge fades into a light table, still spans the card.
-		if hullArea(c.ToPoints())/area < minFill {
+		hull := convexHull(c.ToPoints())
+		if polygonArea(hull)/area < minFill {
 			continue
 		}
-		cands = append(cands, cand{r, area})
+		cands = append(cands, cand{r, area, hull})
 	}
 	out.candidates = len(cands)
 	if len(cands) == 0 {
 		return pose{}, out, errors.Join(errNoCard, errors.New("no outline of a card's shape"))
 	}
 	sort.Slice(cands, func(i, j int) bool { return cands[i].area > cands[j].area })
+	// The card's corners: the outline's points nearest the corners of the rectangle round it.
+	// (A card seen in perspective is not a rectangle, and the rectangle round it turns away
+	// from its sides.)
 	var rc [4]point
 	for i, p := range cands[0].rect.Points {
-		rc[i] = point{float64(p.X), float64(p.Y)}
+		rp, bd := point{float64(p.X), float64(p.Y)}, math.Inf(1)
+		for _, h := range cands[0].hull {
+			if hp := (point{float64(h.X), float64(h.Y)}); hp.dist(rp) < bd {
+				rc[i], bd = hp, hp.dist(rp)
+			}
+		}
 	}
-	q, fit, ok := t.refine(rc)
+	q, fit, ok := t.refine(rc, min(minGradient, thr*hysteresis))
 	if !ok {
 		return pose{}, out, errors.Join(errNoCard, errors.New("the outline's sides are not straight"))
 	}
@@ -183,10 +246,10 @@ func (t *tableFinder) outlineAt(thr float32, w, h int) (pose, tableOutline, erro
 	return p, out, nil
 }
 
-// hullArea is the area of the points' convex hull (Andrew's monotone chain).
-func hullArea(pts []image.Point) float64 {
+// convexHull is the points' convex hull (Andrew's monotone chain), counter-clockwise.
+func convexHull(pts []image.Point) []image.Point {
 	if len(pts) < 3 {
-		return 0
+		return pts
 	}
 	ps := slices.Clone(pts)
 	slices.SortFunc(ps, func(a, b image.Point) int {
@@ -211,7 +274,14 @@ func hullArea(pts []image.Point) float64 {
 		}
 		hull = append(hull, p)
 	}
-	hull = hull[:len(hull)-1]
+	return hull[:len(hull)-1]
+}
+
+// polygonArea is the area of the polygon with vertices pts (the shoelace formula).
+func polygonArea(hull []image.Point) float64 {
+	if len(hull) < 3 {
+		return 0
+	}
 	a := 0
 	for i := range hull {
 		j := (i + 1) % len(hull)
@@ -225,8 +295,9 @@ func hullArea(pts []image.Point) float64 {
 const minGradient = 6
 
 // refine fits a line to each side of the quadrilateral q: along the side's middle (away from the
-// rounded corners), the steepest point of the gradient across it, to a fraction of a pixel.
-func (t *tableFinder) refine(q [4]point) ([4]point, float64, bool) {
+// rounded corners), the steepest point of the gradient across it (where it is over floor), to a
+// fraction of a pixel.
+func (t *tableFinder) refine(q [4]point, floor float32) ([4]point, float64, bool) {
 	w, h := t.w, t.h
 	mag := func(p point) float64 {
 		x, y := int(math.Round(p.x)), int(math.Round(p.y))
@@ -234,6 +305,16 @@ func (t *tableFinder) refine(q [4]point) ([4]point, float64, bool) {
 			return 0
 		}
 		return float64(t.magPx[y*w+x])
+	}
+	// The gradient across the side, averaged over a few pixels along it: the side is straight
+	// and the table's grain is not, so the side's step stands out of a faint edge's noise.
+	var u point
+	across := func(p point) float64 {
+		m := 0.0
+		for j := -alongSide; j <= alongSide; j++ {
+			m += mag(p.add(u.mul(float64(j))))
+		}
+		return m / (2*alongSide + 1)
 	}
 	var lines [4]line
 	var off float64
@@ -244,7 +325,7 @@ func (t *tableFinder) refine(q [4]point) ([4]point, float64, bool) {
 		if n < 8 {
 			return q, 0, false
 		}
-		u := d.mul(1 / n)
+		u = d.mul(1 / n)
 		nor := u.perp()
 		vertical := math.Abs(d.y) > math.Abs(d.x)
 		band := max(4, n*0.05)
@@ -253,15 +334,15 @@ func (t *tableFinder) refine(q [4]point) ([4]point, float64, bool) {
 			c := lerp(a, b, k)
 			bo, bm := 0.0, 0.0
 			for o := -band; o <= band; o += 0.5 {
-				if m := mag(c.add(nor.mul(o))); m > bm {
+				if m := across(c.add(nor.mul(o))); m > bm {
 					bo, bm = o, m
 				}
 			}
-			if bm < float64(minGradient) {
+			if bm < float64(floor) {
 				continue
 			}
 			// Sub-pixel: the vertex of the parabola through the peak and its neighbours.
-			m0, m2 := mag(c.add(nor.mul(bo-1))), mag(c.add(nor.mul(bo+1)))
+			m0, m2 := across(c.add(nor.mul(bo-1))), across(c.add(nor.mul(bo+1)))
 			if den := m0 - 2*bm + m2; den < 0 {
 				bo += 0.5 * (m0 - m2) / den
 			}
