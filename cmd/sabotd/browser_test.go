@@ -142,7 +142,7 @@ func TestBrowser(t *testing.T) {
 	defer cancelAlloc()
 	ctx, cancel := chromedp.NewContext(actx, chromedp.WithErrorf(t.Logf))
 	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 2*time.Minute)
+	ctx, cancelT := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancelT()
 
 	do := func(what string, actions ...chromedp.Action[chromedp.Void]) {
