@@ -3,7 +3,6 @@ package calibration
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -20,7 +19,7 @@ import (
 // a version this build does not know, is refused.
 const (
 	VisionFormat  = "sabot-vision-profile"
-	VisionVersion = 4
+	VisionVersion = 5
 )
 
 // MaxVisionProfileBytes bounds what LoadVision reads: a profile is a few megabytes at most.
@@ -40,53 +39,58 @@ type Camera struct {
 // String returns "shoe-reader 320x240".
 func (c Camera) String() string { return fmt.Sprintf("%s %dx%d", c.Name, c.Width, c.Height) }
 
-// The description geometry a profile's templates are made in (vision/cv's; a profile of other
-// sizes was made by another build and is refused).
+// Geometry is the description geometry a profile's templates are made in (vision/cv's; a
+// profile of other sizes was made by another build and is refused).
 type Geometry struct {
-	FineScale int `json:"fine_scale"` // pixels per card width of the index corner
-	FaceScale int `json:"face_scale"` // pixels per card width of the face
-	IndexW    int `json:"index_w"`    // the index block, fine pixels
-	IndexH    int `json:"index_h"`
+	FineScale int `json:"fine_scale"` // pixels a card width of the templates and the corners
+	CornerW   int `json:"corner_w"`   // a corner part, fine pixels across
+	CornerH   int `json:"corner_h"`   // and down
+	FaceScale int `json:"face_scale"` // pixels a card width of the face
 }
 
-// VisionView is what calibration learned of one end of one class: its expected description.
-type VisionView struct {
+// VisionTemplate is what calibration learned of one class: the whole card in card coordinates,
+// seen from the end calibrated first, as the recognizer describes a frame (each channel divided
+// by the card's white, the local mean taken away).
+type VisionTemplate struct {
 	Class string `json:"class"` // "As" … "Kc", "BACK", "CUT"
-	End   int    `json:"end"`   // 0: as the first pass showed it; 1: turned end for end
-	// Index is the index corner block, IndexW × IndexH × 3 little-endian float32 (BGR,
-	// normalized: each channel's mean taken away, unit norm); empty when not seen.
-	Index []byte `json:"index,omitempty"`
-	// Face is the face, FaceScale × FaceRows × 3 float32, normalized likewise.
-	Face     []byte `json:"face,omitempty"`
-	FaceRows int    `json:"face_rows"`
-	// Plain: the class is the plain card (CUT). IndexPlain, FacePlain: that block has no ink.
-	Plain      bool `json:"plain,omitempty"`
-	IndexPlain bool `json:"index_plain,omitempty"`
-	FacePlain  bool `json:"face_plain,omitempty"`
-	// Band is the calibration frame's card as the recognizer saw it (8-bit PNG, for reports).
-	Band []byte `json:"band_png,omitempty"`
+	// Rows is the card's length in template rows (FineScale a card width); Card holds
+	// FineScale × Rows × 3 values (BGR, row by row), each a signed byte times Scale.
+	Rows  int     `json:"rows"`
+	Scale float64 `json:"scale"`
+	Card  []byte  `json:"card"`
+	// Known lists the row ranges [first, last] calibration saw or inferred; the others are
+	// compared for no class.
+	Known [][2]int `json:"known"`
+	// Bands are the calibration frames' cards as the recognizer saw them (8-bit PNG, for
+	// reports): one per pass that showed the class.
+	Bands [][]byte `json:"bands_png,omitempty"`
+}
+
+// NoiseModel is how much a frame of a class differs from its template in one part, measured at
+// calibration: the variance of a value is Sigma0² + Kappa·g, g the template's squared slope
+// there.
+type NoiseModel struct {
+	Part   string  `json:"part"`
+	Sigma0 float64 `json:"sigma0"`
+	Kappa  float64 `json:"kappa"`
 }
 
 // VisionRule is the rule a view's frames are decided by, derived at calibration: the best class
-// is the answer when its relative distance (its distance as a share of the distance between its
-// template and the nearest other class's) is at most MaxRelative and it leads the runner-up by
-// at least MinLead.
+// is the answer when its distance is at most MaxDistance and it leads the runner-up by at least
+// MinLead.
 type VisionRule struct {
-	MaxRelative float64 `json:"max_relative"`
+	MaxDistance float64 `json:"max_distance"`
 	MinLead     float64 `json:"min_lead"`
-	// Face says whether the face is compared as well as the index corner.
-	Face bool `json:"face"`
-	// FalseAccept is the estimated share of frames of a card the profile does not hold (read
-	// against the profile built without it) that the rule would accept: the target is under
-	// 1 in 10,000. ReadRate is the share of the perturbed calibration frames read right.
+	// Noise is the view's noise model, a part each (left corner, right corner, face).
+	Noise []NoiseModel `json:"noise"`
+	// FalseAccept is the estimated share of frames some other class would lead by MinLead or
+	// more (the target is under 1 in 10,000). ReadRate is the share of the perturbed
+	// calibration frames read right; Samples how many were read, and Wrong how many of them the
+	// rule read as another class (it must be 0).
 	FalseAccept float64 `json:"false_accept"`
 	ReadRate    float64 `json:"read_rate"`
-	// Samples and Impostors are how many perturbed frames the figures come from.
-	Samples   int `json:"samples"`
-	Impostors int `json:"impostors"`
-	// Wrong is how many of the Samples the rule read as another class (with the right class
-	// in the profile): it must be 0.
-	Wrong int `json:"wrong"`
+	Samples     int     `json:"samples"`
+	Wrong       int     `json:"wrong"`
 }
 
 // VisionProfile is the calibration of the card recognizer for one deck design and one camera.
@@ -108,20 +112,15 @@ type VisionProfile struct {
 	// summed over the three channels). The empty window is told from a card by it; 0 for
 	// photographs.
 	EdgeContrast float64 `json:"edge_contrast,omitempty"`
-	// InkIndex and InkFace are how much ink a card's index block and face hold (the median of
-	// the 52 cards' calibration frames): a plain block is measured against them.
-	InkIndex float64 `json:"ink_index"`
-	InkFace  float64 `json:"ink_face"`
-	FaceRows int     `json:"face_rows"`
-	// CardLength is the card's length in card widths, measured from a single pass's frames by
-	// the symmetry of a two-ended design, or from photographs as their outlines' median (0: not
-	// measured); the recognizer makes the ends the pass did not show from it, and resamples a
-	// whole card by it.
+	// CardLength is the card's length in card widths: measured from two passes where the two
+	// ends meet, from one pass by the symmetry of a two-ended design, or from photographs as
+	// their outlines' median; 0 when one pass of a one-ended design cannot tell it (the
+	// templates then hold the end seen only). A whole card is resampled by it.
 	CardLength float64 `json:"card_length,omitempty"`
-	// Views are every class's ends as calibrated; Rules the rule of each view the profile can
-	// read ("shoe", "table").
-	Views []VisionView          `json:"views"`
-	Rules map[string]VisionRule `json:"rules"`
+	// Templates are every class's card as calibrated; Rules the rule of each view the profile
+	// can read ("shoe", "table").
+	Templates []VisionTemplate      `json:"templates"`
+	Rules     map[string]VisionRule `json:"rules"`
 	// Notes are what calibration found worth telling the technician.
 	Notes []string `json:"notes,omitempty"`
 
@@ -173,11 +172,8 @@ func (p *VisionProfile) Validate() error {
 		return bad("%d passes (want 1 or 2)", p.Passes)
 	}
 	g := p.Geometry
-	if g.FineScale < 16 || g.FineScale > 1024 || g.FaceScale < 4 || g.FaceScale > g.FineScale || g.IndexW < 4 || g.IndexH < 4 || g.IndexW > g.FineScale || g.IndexH > 2*g.FineScale {
+	if g.FineScale < 16 || g.FineScale > 1024 || g.CornerW < 4 || g.CornerW > g.FineScale || g.CornerH < 4 || g.CornerH > g.FineScale || g.FaceScale < 4 || g.FaceScale > g.FineScale {
 		return bad("geometry %+v", g)
-	}
-	if p.FaceRows < 1 || p.FaceRows > 2*g.FaceScale {
-		return bad("%d face rows", p.FaceRows)
 	}
 	if !(p.CardWidthPx > 0) || p.CardWidthPx > float64(2*max(p.Camera.Width, p.Camera.Height)) {
 		return bad("card width %v px", p.CardWidthPx)
@@ -188,57 +184,57 @@ func (p *VisionProfile) Validate() error {
 	if !(p.EdgeContrast >= 0 && p.EdgeContrast <= 3*255) {
 		return bad("edge contrast %v", p.EdgeContrast)
 	}
-	if !(p.InkIndex > 0) || !(p.InkFace > 0) {
-		return bad("ink %v, %v", p.InkIndex, p.InkFace)
-	}
-	idxBytes := g.IndexW * g.IndexH * 3 * 4
-	seen := map[string]int{}
-	ends := map[string]bool{}
-	for i, v := range p.Views {
-		name := fmt.Sprintf("view %d (%s)", i, v.Class)
-		if v.Class != "CUT" && v.Class != "BACK" {
-			if c, err := card.Parse(v.Class); err != nil || c.String() != v.Class {
-				return bad("%s: unknown class %q", name, v.Class)
+	seen := map[string]bool{}
+	rows := -1
+	for i, t := range p.Templates {
+		name := fmt.Sprintf("template %d (%s)", i, t.Class)
+		if t.Class != "CUT" && t.Class != "BACK" {
+			if c, err := card.Parse(t.Class); err != nil || c.String() != t.Class {
+				return bad("%s: unknown class %q", name, t.Class)
 			}
 		}
-		if v.End != 0 && v.End != 1 || v.End >= p.Passes {
-			return bad("%s: end %d with %d passes", name, v.End, p.Passes)
+		if seen[t.Class] {
+			return bad("%s: %s given twice", name, t.Class)
 		}
-		key := fmt.Sprintf("%s/%d", v.Class, v.End)
-		if ends[key] {
-			return bad("%s: end %d given twice", name, v.End)
+		seen[t.Class] = true
+		if t.Rows < g.CornerH || t.Rows > 2*g.FineScale {
+			return bad("%s: %d rows", name, t.Rows)
 		}
-		ends[key] = true
-		seen[v.Class]++
-		if len(v.Index) != 0 && len(v.Index) != idxBytes {
-			return bad("%s: index block of %d bytes, want %d", name, len(v.Index), idxBytes)
+		if rows >= 0 && t.Rows != rows {
+			return bad("%s: %d rows, the others %d: one card, one length", name, t.Rows, rows)
 		}
-		if v.FaceRows < 0 || v.FaceRows > p.FaceRows || len(v.Face) != v.FaceRows*g.FaceScale*3*4 {
-			return bad("%s: face of %d bytes for %d rows", name, len(v.Face), v.FaceRows)
+		rows = t.Rows
+		if p.CardLength > 0 && math.Abs(float64(t.Rows)-p.CardLength*float64(g.FineScale)) > 1 {
+			return bad("%s: %d rows for a card %.3f widths long", name, t.Rows, p.CardLength)
 		}
-		if !v.Plain && len(v.Index) == 0 && v.FaceRows == 0 {
-			return bad("%s: neither an index nor a face", name)
+		if len(t.Card) != g.FineScale*t.Rows*3 {
+			return bad("%s: %d bytes for %d rows", name, len(t.Card), t.Rows)
 		}
-		for _, b := range [][]byte{v.Index, v.Face} {
-			for k := 0; k+4 <= len(b); k += 4 {
-				f := math.Float32frombits(binary.LittleEndian.Uint32(b[k:]))
-				if f != f || f > 1e3 || f < -1e3 {
-					return bad("%s: a value out of range", name)
-				}
+		if !(t.Scale > 0 && t.Scale < 1) {
+			return bad("%s: scale %v", name, t.Scale)
+		}
+		last := -1
+		for _, k := range t.Known {
+			if k[0] <= last || k[1] < k[0] || k[1] >= t.Rows {
+				return bad("%s: known rows %v", name, t.Known)
 			}
+			last = k[1]
+		}
+		if len(t.Known) == 0 {
+			return bad("%s: no row known", name)
 		}
 	}
 	var missing []string
 	for _, c := range card.Deck() {
-		if seen[c.String()] == 0 {
+		if !seen[c.String()] {
 			missing = append(missing, c.String())
 		}
 	}
 	if len(missing) > 0 {
-		return bad("no view of %v", missing)
+		return bad("no template of %v", missing)
 	}
-	if seen["CUT"] == 0 {
-		return bad("no view of the plain cut card")
+	if !seen["CUT"] {
+		return bad("no template of the plain cut card")
 	}
 	if len(p.Rules) == 0 {
 		return bad("no rule for any view")
@@ -247,11 +243,19 @@ func (p *VisionProfile) Validate() error {
 		if name != "shoe" && name != "table" {
 			return bad("rule for an unknown view %q", name)
 		}
-		if !(r.MaxRelative > 0 && r.MaxRelative <= 10) || !(r.MinLead >= 0 && r.MinLead <= 10) {
-			return bad("%s rule: relative distance %v, lead %v", name, r.MaxRelative, r.MinLead)
+		if !(r.MaxDistance > 0 && r.MaxDistance <= 1e3) || !(r.MinLead >= 0 && r.MinLead <= 1e3) {
+			return bad("%s rule: distance %v, lead %v", name, r.MaxDistance, r.MinLead)
 		}
 		if r.FalseAccept < 0 || r.FalseAccept > 1 || r.ReadRate < 0 || r.ReadRate > 1 {
 			return bad("%s rule: rates %v, %v", name, r.FalseAccept, r.ReadRate)
+		}
+		if len(r.Noise) != 3 {
+			return bad("%s rule: %d noise models, want 3 (left corner, right corner, face)", name, len(r.Noise))
+		}
+		for _, n := range r.Noise {
+			if !(n.Sigma0 > 0 && n.Sigma0 < 10) || !(n.Kappa >= 0 && n.Kappa < 1e3) {
+				return bad("%s rule: noise %+v", name, n)
+			}
 		}
 	}
 	sum, err := p.checksum()
@@ -262,24 +266,6 @@ func (p *VisionProfile) Validate() error {
 		return bad("checksum mismatch: the file was changed or damaged after calibration")
 	}
 	return nil
-}
-
-// Floats decodes a view's little-endian float32 block.
-func Floats(b []byte) []float32 {
-	out := make([]float32, len(b)/4)
-	for i := range out {
-		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return out
-}
-
-// FloatBytes encodes a block as little-endian float32.
-func FloatBytes(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, f := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
-	}
-	return b
 }
 
 // ReadVision decodes and validates a profile.

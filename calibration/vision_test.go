@@ -16,9 +16,11 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-// testProfile is a small valid profile (flat blocks: enough for the format, not for reading).
+// testProfile is a small valid profile (flat templates: enough for the format, not for
+// reading).
 func testProfile(t testing.TB) *VisionProfile {
-	g := Geometry{FineScale: 32, FaceScale: 8, IndexW: 8, IndexH: 12}
+	g := Geometry{FineScale: 32, CornerW: 12, CornerH: 16, FaceScale: 8}
+	noise := []NoiseModel{{"left corner", 0.05, 0.01}, {"right corner", 0.05, 0.01}, {"face", 0.03, 0.005}}
 	p := &VisionProfile{
 		Deck:        "test",
 		Created:     time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
@@ -27,23 +29,20 @@ func testProfile(t testing.TB) *VisionProfile {
 		Passes:      1,
 		Geometry:    g,
 		CardWidthPx: 210,
-		InkIndex:    0.1,
-		InkFace:     0.05,
-		FaceRows:    10,
 		CardLength:  1.5,
-		Rules:       map[string]VisionRule{"shoe": {MaxRelative: 0.7, MinLead: 0.25, FalseAccept: 9e-5, ReadRate: 0.95, Samples: 2000, Impostors: 2000}},
+		Rules:       map[string]VisionRule{"shoe": {MaxDistance: 2.5, MinLead: 0.25, Noise: noise, FalseAccept: 9e-5, ReadRate: 0.95, Samples: 2000}},
 	}
-	block := func(n int, v float32) []byte {
-		f := make([]float32, n)
-		for i := range f {
-			f[i] = v
+	template := func(class string, v byte) VisionTemplate {
+		b := make([]byte, 32*48*3)
+		for i := range b {
+			b[i] = v
 		}
-		return FloatBytes(f)
+		return VisionTemplate{Class: class, Rows: 48, Scale: 0.01, Card: b, Known: [][2]int{{0, 15}, {32, 47}}}
 	}
 	for i, c := range card.Deck() {
-		p.Views = append(p.Views, VisionView{Class: c.String(), Index: block(g.IndexW*g.IndexH*3, float32(i)/52), Face: block(10*g.FaceScale*3, 0.5), FaceRows: 10})
+		p.Templates = append(p.Templates, template(c.String(), byte(i)))
 	}
-	p.Views = append(p.Views, VisionView{Class: "CUT", Plain: true}, VisionView{Class: "BACK", Face: block(4*g.FaceScale*3, 0.2), FaceRows: 4})
+	p.Templates = append(p.Templates, template("CUT", 0), template("BACK", 7))
 	if err := p.Seal(); err != nil {
 		t.Fatal(err)
 	}
@@ -60,11 +59,11 @@ func TestVisionRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q.SHA256 != p.SHA256 || q.Deck != "test" || q.Camera != p.Camera || len(q.Views) != 54 || q.Rules["shoe"] != p.Rules["shoe"] {
+	if q.SHA256 != p.SHA256 || q.Deck != "test" || q.Camera != p.Camera || len(q.Templates) != 54 || q.Rules["shoe"].MinLead != 0.25 || len(q.Rules["shoe"].Noise) != 3 {
 		t.Errorf("loaded %+v", q)
 	}
-	if f := Floats(q.Views[7].Index); len(f) != 8*12*3 || f[0] != float32(7)/52 {
-		t.Errorf("view 7's index block: %d values, first %v", len(f), f[:1])
+	if tm := q.Templates[7]; len(tm.Card) != 32*48*3 || tm.Card[0] != 7 || tm.Known[1] != [2]int{32, 47} {
+		t.Errorf("template 7: %d bytes, first %v, known %v", len(tm.Card), tm.Card[:1], tm.Known)
 	}
 	if _, err := os.Stat(path + ".tmp"); !os.IsNotExist(err) {
 		t.Errorf("temporary file left behind: %v", err)
@@ -82,28 +81,35 @@ func TestVisionErrors(t *testing.T) {
 		{name: "wrong format", raw: func(b []byte) []byte {
 			return bytes.Replace(b, []byte(`"sabot-vision-profile"`), []byte(`"sabot-shuffler-profile"`), 1)
 		}},
-		{name: "future version", raw: func(b []byte) []byte { return bytes.Replace(b, []byte(`"version": 4`), []byte(`"version": 5`), 1) }},
+		{name: "future version", raw: func(b []byte) []byte { return bytes.Replace(b, []byte(`"version": 5`), []byte(`"version": 6`), 1) }},
 		{name: "camera size", change: func(p *VisionProfile) { p.Camera.Width = 0 }},
 		{name: "source", change: func(p *VisionProfile) { p.Source = "webcam" }},
 		{name: "passes", change: func(p *VisionProfile) { p.Passes = 3 }},
-		{name: "geometry", change: func(p *VisionProfile) { p.Geometry.IndexW = 400 }},
-		{name: "face rows", change: func(p *VisionProfile) { p.FaceRows = 0 }},
+		{name: "geometry", change: func(p *VisionProfile) { p.Geometry.CornerW = 400 }},
 		{name: "card width", change: func(p *VisionProfile) { p.CardWidthPx = -1 }},
 		{name: "card length", change: func(p *VisionProfile) { p.CardLength = 500 }},
-		{name: "ink", change: func(p *VisionProfile) { p.InkIndex = 0 }},
-		{name: "unknown class", change: func(p *VisionProfile) { p.Views[3].Class = "Zz" }},
-		{name: "end beyond the passes", change: func(p *VisionProfile) { p.Views[3].End = 1 }},
-		{name: "end twice", change: func(p *VisionProfile) { p.Views[4] = p.Views[3] }},
-		{name: "index size", change: func(p *VisionProfile) { p.Views[5].Index = p.Views[5].Index[:40] }},
-		{name: "face size", change: func(p *VisionProfile) { p.Views[5].FaceRows = 9 }},
-		{name: "empty view", change: func(p *VisionProfile) { p.Views[6].Index, p.Views[6].Face, p.Views[6].FaceRows = nil, nil, 0 }},
-		{name: "value out of range", change: func(p *VisionProfile) { p.Views[8].Index = FloatBytes(append(Floats(p.Views[8].Index)[1:], 1e9)) }},
-		{name: "missing cards", change: func(p *VisionProfile) { p.Views = p.Views[2:] }},
-		{name: "no cut card", change: func(p *VisionProfile) { p.Views = p.Views[:52] }},
+		{name: "rows unlike the length", change: func(p *VisionProfile) { p.CardLength = 1.2 }},
+		{name: "unknown class", change: func(p *VisionProfile) { p.Templates[3].Class = "Zz" }},
+		{name: "class twice", change: func(p *VisionProfile) { p.Templates[4] = p.Templates[3] }},
+		{name: "rows", change: func(p *VisionProfile) { p.Templates[5].Rows = 3 }},
+		{name: "rows unlike the others", change: func(p *VisionProfile) { p.Templates[5].Rows = 47 }},
+		{name: "card size", change: func(p *VisionProfile) { p.Templates[5].Card = p.Templates[5].Card[:40] }},
+		{name: "scale", change: func(p *VisionProfile) { p.Templates[6].Scale = 0 }},
+		{name: "known rows out of order", change: func(p *VisionProfile) { p.Templates[8].Known = [][2]int{{32, 47}, {0, 15}} }},
+		{name: "known rows beyond the card", change: func(p *VisionProfile) { p.Templates[8].Known = [][2]int{{0, 48}} }},
+		{name: "nothing known", change: func(p *VisionProfile) { p.Templates[8].Known = nil }},
+		{name: "missing cards", change: func(p *VisionProfile) { p.Templates = p.Templates[2:] }},
+		{name: "no cut card", change: func(p *VisionProfile) { p.Templates = p.Templates[:52] }},
 		{name: "no rule", change: func(p *VisionProfile) { p.Rules = nil }},
 		{name: "rule of an unknown view", change: func(p *VisionProfile) { p.Rules["window"] = p.Rules["shoe"] }},
-		{name: "rule's distance", change: func(p *VisionProfile) { r := p.Rules["shoe"]; r.MaxRelative = 0; p.Rules["shoe"] = r }},
+		{name: "rule's distance", change: func(p *VisionProfile) { r := p.Rules["shoe"]; r.MaxDistance = 0; p.Rules["shoe"] = r }},
 		{name: "rule's rates", change: func(p *VisionProfile) { r := p.Rules["shoe"]; r.FalseAccept = 2; p.Rules["shoe"] = r }},
+		{name: "rule's noise", change: func(p *VisionProfile) { r := p.Rules["shoe"]; r.Noise = r.Noise[:2]; p.Rules["shoe"] = r }},
+		{name: "rule's noise values", change: func(p *VisionProfile) {
+			r := p.Rules["shoe"]
+			r.Noise = []NoiseModel{{"left corner", 0, 0}, r.Noise[1], r.Noise[2]}
+			p.Rules["shoe"] = r
+		}},
 		{name: "checksum", raw: func(b []byte) []byte { return bytes.Replace(b, []byte(`"deck": "test"`), []byte(`"deck": "tesT"`), 1) }},
 		{name: "unknown field", raw: func(b []byte) []byte { return bytes.Replace(b, []byte(`"deck"`), []byte(`"colour": 1, "deck"`), 1) }},
 		{name: "truncated", raw: func(b []byte) []byte { return b[:len(b)/2] }},
@@ -173,8 +179,8 @@ func FuzzReadVision(f *testing.F) {
 	p := testProfile(f)
 	b, _ := json.Marshal(p)
 	f.Add(b)
-	f.Add([]byte(`{"format":"sabot-vision-profile","version":3}`))
-	f.Add([]byte(`{"views":[{"class":"As","index":"AAAA","face_rows":1}]}`))
+	f.Add([]byte(`{"format":"sabot-vision-profile","version":5}`))
+	f.Add([]byte(`{"templates":[{"class":"As","rows":1,"card":"AAAA","known":[[0,0]]}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := ReadVision(bytes.NewReader(b))
 		if err != nil {
@@ -183,7 +189,7 @@ func FuzzReadVision(f *testing.F) {
 			}
 			return
 		}
-		if len(p.Views) < 53 || p.Validate() != nil {
+		if len(p.Templates) < 53 || p.Validate() != nil {
 			t.Fatalf("accepted an invalid profile")
 		}
 	})

@@ -3,7 +3,6 @@ package vision
 import (
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 )
@@ -22,7 +21,7 @@ type Passage struct {
 // Begin at the leading edge, Add each frame's Result, End at the trailing edge. Frames are
 // combined by their evidence, not by counting their votes: each class's distance is averaged over
 // the frames that showed a card of the deck (Evidence.Fits) and the recognizer's rule (its Judge)
-// decides on the average, as it decides one frame, at the median of those frames' blur levels. One frame that on its own reads another card,
+// decides on the average, as it decides one frame. One frame that on its own reads another card,
 // the cut card or the back rejects the passage (RULES.md §1 "Misread": never a guess). A
 // Combiner is not safe for concurrent use.
 type Combiner struct {
@@ -32,7 +31,6 @@ type Combiner struct {
 	n      int
 	sum    []float64
 	count  []int
-	levels []int
 	reads  map[string]int
 	tally  map[string]int
 }
@@ -41,7 +39,7 @@ type Combiner struct {
 func (c *Combiner) Begin() {
 	c.open = true
 	c.frames, c.n = 0, 0
-	c.sum, c.count, c.levels = c.sum[:0], c.count[:0], c.levels[:0]
+	c.sum, c.count = c.sum[:0], c.count[:0]
 	c.reads = map[string]int{}
 	c.tally = map[string]int{}
 }
@@ -83,7 +81,6 @@ func (c *Combiner) Add(r Result) {
 		}
 	}
 	c.n++
-	c.levels = append(c.levels, r.Evidence.Level)
 	for i, d := range r.Evidence.Dist {
 		if !math.IsNaN(d) && !math.IsInf(d, 0) {
 			c.sum[i] += d
@@ -121,9 +118,7 @@ func (c *Combiner) End() Passage {
 			mean[i] = math.NaN()
 		}
 	}
-	// The frames' typical blur (the lower median): the level their distances were measured at.
-	slices.Sort(c.levels)
-	res := c.Judge.Judge(mean, c.levels[(len(c.levels)-1)/2])
+	res := c.Judge.Judge(mean)
 	p.Result = res
 	if res.Kind == Reject {
 		p.Result.Reason = fmt.Sprintf("%s (over %d frames: %s)", res.Reason, c.n, p.Tally)

@@ -9,14 +9,13 @@ import (
 )
 
 // testJudge is a judge over four classes with the recognizer's kind of rule: the best class when
-// its distance is at most 0.1 (0.1 more a blur level: a blurred template is farther from
-// everything) and it leads the runner-up by 0.05 or more.
+// its distance is at most 0.1 and it leads the runner-up by 0.05 or more.
 type testJudge struct{}
 
 var testClasses = []string{"As", "Kd", "CUT", "BACK"}
 
-func (testJudge) Judge(dist []float64, level int) Result {
-	limit := 0.1 * float64(1+level)
+func (testJudge) Judge(dist []float64) Result {
+	const limit = 0.1
 	best, second := -1, -1
 	for i, d := range dist {
 		if math.IsNaN(d) {
@@ -49,18 +48,15 @@ func (testJudge) Judge(dist []float64, level int) Result {
 }
 
 // frame is one frame's result with its evidence: the distances of As, Kd, CUT, BACK.
-func frame(d ...float64) Result { return frameAt(0, d...) }
-
-// frameAt is a frame compared at a blur level.
-func frameAt(level int, d ...float64) Result {
-	r := testJudge{}.Judge(d, level)
+func frame(d ...float64) Result {
+	r := testJudge{}.Judge(d)
 	best := math.Inf(1)
 	for _, v := range d {
 		if v < best { // NaN compares false: not measured
 			best = v
 		}
 	}
-	r.Evidence = &Evidence{Dist: d, Fits: best <= 0.1*float64(1+level), Level: level}
+	r.Evidence = &Evidence{Dist: d, Fits: best <= 0.1}
 	return r
 }
 
@@ -90,9 +86,9 @@ func TestCombiner(t *testing.T) {
 		// A frame that did not measure every class is no evidence: Kd is not ruled out by it.
 		{"a class not measured everywhere", []Result{frame(0.04, nan, 0.5, 0.5), frame(0.04, 0.2, 0.5, 0.5)}, "As (1.00)", 1, "As×2"},
 		{"no frame measured every class", []Result{frame(0.04, nan, 0.5, 0.5), frame(0.04, math.Inf(1), 0.5, 0.5)}, "reject: no frame showed the card: As×2", 0, "As×2"},
-		// The mean is judged at the frames' median blur level (0.13 is within level 1's 0.2).
-		{"judged at the median level", []Result{frameAt(1, 0.15, 0.5, 0.5, 0.5), frameAt(0, 0.08, 0.5, 0.5, 0.5), frameAt(1, 0.15, 0.5, 0.5, 0.5)}, "As (1.00)", 3, "As×3"},
-		{"judged at the median level, sharp", []Result{frameAt(0, 0.09, 0.5, 0.5, 0.5), frameAt(1, 0.19, 0.5, 0.5, 0.5), frameAt(0, 0.09, 0.5, 0.5, 0.5)}, "reject: best As at 0.12, over 0.1 (over 3 frames: As×3)", 3, "As×3"},
+		// The mean is judged by the same rule as a frame: frames that each fit may average out
+		// of the threshold only if one of them was left out as fitting nothing.
+		{"the mean is judged", []Result{frame(0.09, 0.5, 0.5, 0.5), frame(0.09, 0.5, 0.5, 0.5), frame(0.05, 0.5, 0.5, 0.5)}, "As (1.00)", 3, "As×3"},
 		{"another recognizer's frame is left out", []Result{frame(0.04, 0.3, 0.5, 0.5), {Kind: Card, Card: card.MustParse("As"), Evidence: &Evidence{Dist: []float64{0.9}, Fits: true}}}, "As (1.00)", 1, "As×2"},
 	}
 	for _, tc := range tests {

@@ -57,14 +57,11 @@ type Evidence struct {
 	// card of the deck as calibrated. A frame that fits no class (the card half out of the
 	// window, a blur) tells nothing of which card it is and is left out of the average.
 	Fits bool
-	// Level is the blur level the recognizer compared the frame at, on its own scale (0 the
-	// sharpest): the rule's yardsticks are measured at it.
-	Level int
 }
 
-// A Judge decides from evidence: the recognizer that made it, at a blur level of its own scale.
+// A Judge decides from evidence: the recognizer that made it.
 type Judge interface {
-	Judge(dist []float64, level int) Result
+	Judge(dist []float64) Result
 }
 
 // Token returns the RULES.md §0 token for the result: a card ("Qh"), "CUT", "BACK" or "NONE";

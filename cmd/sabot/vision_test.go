@@ -114,8 +114,8 @@ func TestCalibrateVision(t *testing.T) {
 	p := f.p
 	shoe, table := p.Rules["shoe"], p.Rules["table"]
 	rule := func(r calibration.VisionRule) string {
-		return fmt.Sprintf("relative distance ≤ %.2f and lead ≥ %.2f; estimated false accepts %s a frame (%d impostor frames); read in calibration %.1f%% (%d perturbed frames, 0 wrong)",
-			r.MaxRelative, r.MinLead, rateText(r.FalseAccept), r.Impostors, 100*r.ReadRate, r.Samples)
+		return fmt.Sprintf("distance ≤ %.3f and lead ≥ %.2f; estimated false accepts %s a frame; read in calibration %.1f%% (%d perturbed frames, 0 wrong)",
+			r.MaxDistance, r.MinLead, rateText(r.FalseAccept), 100*r.ReadRate, r.Samples)
 	}
 	want := []string{
 		"profile " + f.profile,
@@ -136,12 +136,12 @@ func TestCalibrateVision(t *testing.T) {
 		t.Errorf("profile: deck %q source %q passes %d length %v notes %q", p.Deck, p.Source, p.Passes, p.CardLength, p.Notes)
 	}
 	for v, r := range p.Rules {
-		if r.Wrong != 0 || r.FalseAccept >= 1e-4 || r.Samples == 0 || r.Impostors == 0 {
+		if r.Wrong != 0 || r.FalseAccept >= 1e-4 || r.Samples == 0 || len(r.Noise) != 3 {
 			t.Errorf("%s rule %+v", v, r)
 		}
 	}
 	// The stages went to stderr, one line each.
-	if !strings.HasPrefix(f.err, "calibrating: found the card in every frame (54 frames)\ncalibrating: learning the templates (54 frames)\n") {
+	if !strings.HasPrefix(f.err, "calibrating: found the card in every frame (54 frames)\ncalibrating: measuring the shoe view's noise (54 frames)\n") {
 		t.Errorf("stderr:\n%s", f.err)
 	}
 	if st, err := os.Stat(f.report); err != nil || st.Size() < 10000 {
@@ -278,13 +278,13 @@ func TestVisionReadExplain(t *testing.T) {
 		`^view: shoe$`,
 		`^outline: top edge \d+ points, left side \d+ points, right side \d+ points \(steps of \d+ and more[;,] .*\)$`,
 		`^corners: \(\d+\.\d, \d+\.\d\) \(\d+\.\d, \d+\.\d\); card width \d+\.\d px$`,
-		`^  1\. Qh   distance \d\.\d\d\d, relative \d+\.\d\d$`,
-		`^  2\. \S+ +distance \d\.\d\d\d, relative \d+\.\d\d$`,
-		`^  3\. \S+ +distance \d\.\d\d\d, relative \d+\.\d\d$`,
-		`^  4\. \S+ +distance \d\.\d\d\d, relative \d+\.\d\d$`,
-		`^  5\. \S+ +distance \d\.\d\d\d, relative \d+\.\d\d$`,
-		`^` + regexp.QuoteMeta(fmt.Sprintf("rule: relative distance at most %.2f, lead at least %.2f (estimated false accepts %.1g a frame)", shoe.MaxRelative, shoe.MinLead, shoe.FalseAccept)) + `$`,
-		`^decision: accepted: relative distance \d+\.\d\d ≤ ` + regexp.QuoteMeta(fmt.Sprintf("%.2f", shoe.MaxRelative)) + ` \(distance \d\.\d\d\d, nearest \S+\) and lead \d+\.\d\d over \S+ ≥ ` + regexp.QuoteMeta(fmt.Sprintf("%.2f", shoe.MinLead)) + `$`,
+		`^  1\. Qh   distance \d+\.\d\d\d, leads the runner-up by \d+\.\d\d \(end [01], blur \d+ px along, \d\.\d px round; left corner \([-+]\d, [-+]\d\) gain \d\.\d\d \d\.\d\d \d\.\d\d; .*\)$`,
+		`^  2\. \S+ +distance \d+\.\d\d\d, led by -?\d+\.\d\d \(end [01], .*\)$`,
+		`^  3\. \S+ +distance \d+\.\d\d\d, led by -?\d+\.\d\d \(end [01], .*\)$`,
+		`^  4\. \S+ +distance \d+\.\d\d\d, led by -?\d+\.\d\d \(end [01], .*\)$`,
+		`^  5\. \S+ +distance \d+\.\d\d\d, led by -?\d+\.\d\d \(end [01], .*\)$`,
+		`^` + regexp.QuoteMeta(fmt.Sprintf("rule: distance at most %.3f, lead at least %.2f (estimated false accepts %.1g a frame)", shoe.MaxDistance, shoe.MinLead, shoe.FalseAccept)) + `$`,
+		`^decision: accepted: distance \d+\.\d\d\d ≤ ` + regexp.QuoteMeta(fmt.Sprintf("%.3f", shoe.MaxDistance)) + ` and lead \d+\.\d\d over \S+ ≥ ` + regexp.QuoteMeta(fmt.Sprintf("%.2f", shoe.MinLead)) + `$`,
 	}
 	if len(lines) != len(pats) {
 		t.Fatalf("trace of %d lines, want %d:\n%s", len(lines), len(pats), blocks[0])

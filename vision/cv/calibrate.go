@@ -48,12 +48,11 @@ type CalibrateOptions struct {
 // ErrCalibration is wrapped by every error about the calibration frames.
 var ErrCalibration = errors.New("vision: calibration")
 
-// Perturbed frames: templatePerturbations of each calibration frame make its template (the mean
-// of their descriptions: what the card looks like under the conditions of the field, not only
-// under the calibration frame's).
+// Perturbed frames of each calibration frame: noisePerturbations measure the noise model,
+// rulePerturbations more derive the rule.
 const (
-	templatePerturbations = 16
-	rulePerturbations     = 40
+	noisePerturbations = 8
+	rulePerturbations  = 40
 )
 
 // CalibrateDirs calibrates from one directory of frames (a pass of the deck through the reader,
@@ -252,8 +251,9 @@ func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOpti
 		if err := w0.describeAt(cf.Frame, source, &cf.pose, &cf.desc); err != nil {
 			return nil, fmt.Errorf("%w: %s: %w", ErrCalibration, cf.name(), err)
 		}
-		if !cf.desc.idxOK && cf.Token != classCut {
-			return nil, fmt.Errorf("%w: %s: the card's index corner is not wholly in the frame", ErrCalibration, cf.name())
+		// Both top corners, where an index is printed, must be in the frame.
+		if cf.Token != classCut && (cf.desc.top > fineMargin || cf.desc.rows() < cornerH+cornerShift) {
+			return nil, fmt.Errorf("%w: %s: the card's top corners are not wholly in the frame", ErrCalibration, cf.name())
 		}
 		w0.d.warp.ConvertTo(&cf.band, gocv.MatTypeCV8UC3)
 	}
@@ -263,78 +263,133 @@ func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOpti
 		widths = append(widths, f.pose.widthPx)
 	}
 	slices.Sort(widths)
-	// The templates: each frame's perturbed descriptions, averaged.
-	samples := make([]sample, len(frames))
-	err := parallel(ctx, len(frames), func(wk *worker, i int) error {
-		f := frames[i]
-		rng := rand.New(rand.NewPCG(o.Seed, uint64(i)))
-		s := sample{class: f.class, end: f.end, base: &f.desc, plain: f.Token == classCut}
-		for range templatePerturbations {
-			d, ok := wk.perturbed(f, source, true, rng)
-			if ok {
-				s.perturbed = append(s.perturbed, d)
+	// The card's length: from a photograph's outlines (above), where the two passes' ends meet,
+	// or by a two-ended design's symmetry.
+	if source == "shoe" {
+		var first, second, all []*desc
+		byClass := map[int]*desc{}
+		for _, f := range frames {
+			if f.class >= 52 {
+				continue
+			}
+			if f.end == 0 {
+				byClass[f.class] = &f.desc
+				all = append(all, &f.desc)
 			}
 		}
-		if len(s.perturbed) < templatePerturbations/2 {
-			return fmt.Errorf("%w: %s: the card was lost in %d of %d perturbed frames: capture it again, square in the window and in focus", ErrCalibration, f.name(), templatePerturbations-len(s.perturbed), templatePerturbations)
+		for _, f := range frames {
+			if f.end == 1 && f.class < 52 && byClass[f.class] != nil {
+				first = append(first, byClass[f.class])
+				second = append(second, &f.desc)
+			}
 		}
-		samples[i] = s
-		return nil
-	}, func(done int) { progress("learning the templates", done, len(frames)) })
-	if err != nil {
-		return nil, err
+		if len(passes) == 2 {
+			length = lengthFromPasses(first, second)
+		}
+		if length == 0 {
+			length = lengthFromSymmetry(all)
+		}
 	}
-	m := learnModel(classes, samples, source == "shoe" && len(passes) == 1)
+	rows := int(math.Round(length * fineScale))
+	if length == 0 {
+		// One pass of a one-ended design: the templates hold what every frame shows of its top.
+		rows = math.MaxInt
+		for _, f := range frames {
+			if f.Token != classCut {
+				rows = min(rows, f.desc.rows())
+			}
+		}
+	}
+	// The templates: each class's card laid together from the frames of it.
+	templates := make([]*cardTemplate, len(classes))
+	bands := map[int][]gocv.Mat{}
+	for _, f := range frames {
+		bands[f.class] = append(bands[f.class], f.band)
+		if templates[f.class] == nil {
+			templates[f.class] = newTemplate(rows)
+		}
+		templates[f.class].put(&f.desc, f.end)
+	}
 	if length > 0 {
-		m.length = length
+		for _, t := range templates {
+			if t != nil {
+				t.complete()
+			}
+		}
 	}
-	views, err := profileViews(m, bandsOf(frames))
+	if templates[index[classCut]] == nil {
+		templates[index[classCut]] = plainTemplate(templates[:52], rows)
+	}
+	pts, err := profileTemplates(classes, templates, bands)
 	if err != nil {
 		return nil, err
 	}
 	p := &calibration.VisionProfile{
 		Deck: o.Deck, Created: o.Now().UTC().Truncate(time.Second), Camera: calibration.Camera{Name: o.Camera, Width: w, Height: h},
 		Source: source, Passes: len(passes), Geometry: geometry, CardWidthPx: widths[len(widths)/2], EdgeContrast: round6(edgeContrast),
-		InkIndex: m.inkIdx, InkFace: m.inkFace, FaceRows: m.faceRows, CardLength: round6(m.length), Views: views,
+		CardLength: round6(length), Templates: pts,
 	}
-	// The rules: each view's perturbed frames read against the profile, and against it without
-	// their class.
+	// Calibration judges the templates as the recognizer will read them from the profile.
+	if _, templates, err = templatesOf(p); err != nil {
+		return nil, err
+	}
+	// The rules: for each view, the noise model from perturbed calibration frames, then the
+	// rule from as many again, read against the profile.
 	viewsToRule := []vision.View{vision.Table}
 	if source == "shoe" {
 		viewsToRule = []vision.View{vision.Shoe, vision.Table}
 	}
 	p.Rules = map[string]calibration.VisionRule{}
 	for _, v := range viewsToRule {
-		face := true
-		trials := make([][]trial, len(frames))
+		table := v == vision.Table
+		var unit [nParts]noiseModel
+		for i := range unit {
+			unit[i] = noiseModel{sigma0: 1}
+		}
+		base := newModel(classes, templates, length, unit, table)
+		samples := make([][]noiseSample, len(frames))
 		err := parallel(ctx, len(frames), func(wk *worker, i int) error {
-			f := frames[i]
-			rec := wk.recognizer(p, m, v, face)
+			rec := wk.recognizer(p, base, v)
+			rng := rand.New(rand.NewPCG(o.Seed+500+1000*uint64(v), uint64(i)))
+			for range noisePerturbations {
+				n, ok := wk.sampleView(rec, frames, i, source, v, rng)
+				if !ok {
+					continue
+				}
+				s := noiseSample{class: frames[i].class}
+				for e := range n {
+					d := rec.descs[e]
+					d.fine = slices.Clone(d.fine)
+					s.ends = append(s.ends, &d)
+				}
+				samples[i] = append(samples[i], s)
+			}
+			return nil
+		}, func(done int) { progress(fmt.Sprintf("measuring the %s view's noise", v), done, len(frames)) })
+		if err != nil {
+			return nil, err
+		}
+		noise := fitNoise(classes, templates, length, slices.Concat(samples...), table)
+		m := newModel(classes, templates, length, noise, table)
+		trials := make([][]trial, len(frames))
+		err = parallel(ctx, len(frames), func(wk *worker, i int) error {
+			rec := wk.recognizer(p, m, v)
 			rng := rand.New(rand.NewPCG(o.Seed+1000*uint64(v), uint64(i)))
 			for range o.Perturbations {
 				trials[i] = append(trials[i], wk.trial(rec, frames, i, source, v, rng))
 			}
-			_ = f
 			return nil
 		}, func(done int) { progress(fmt.Sprintf("deriving the %s rule", v), done, len(frames)) })
 		if err != nil {
 			return nil, err
 		}
-		var all []trial
-		for _, t := range trials {
-			all = append(all, t...)
-		}
-		ft := fitRule(all)
+		ft := fitRule(slices.Concat(trials...), func(a, b int, dist []float64) float64 { return leadOf(m.delta, a, b, dist) })
 		p.Rules[v.String()] = calibration.VisionRule{
-			MaxRelative: round6(ft.maxDist), MinLead: round6(ft.minLead), Face: face,
-			FalseAccept: max(ft.farAbsent, ft.farPresent), ReadRate: ft.readRate,
-			Samples: ft.samples, Impostors: ft.impostors, Wrong: ft.wrong,
-		}
-		if ft.farAbsent > falseAcceptTarget || ft.farPresent > falseAcceptTarget {
-			return nil, fmt.Errorf("%w: no threshold keeps the %s view's estimated false accepts under 1 in 10,000: the calibration frames cannot tell the cards apart (a damaged or mixed deck?)", ErrCalibration, v)
+			MaxDistance: ft.maxDist, MinLead: ft.minLead, Noise: noiseRecord(noise),
+			FalseAccept: ft.falseAccept, ReadRate: ft.readRate, Samples: ft.samples, Wrong: ft.wrong,
 		}
 		if ft.readRate < minReadRate {
-			return nil, fmt.Errorf("%w: the %s view's rule (relative distance ≤ %.2f, lead ≥ %.2f) reads only %.1f%% of the calibration frames perturbed: it would reject most cards (a one-ended design passed at either end? pass the deck again turned end for end, --turned)", ErrCalibration, v, ft.maxDist, ft.minLead, 100*ft.readRate)
+			return nil, fmt.Errorf("%w: the %s view's rule (distance ≤ %.2f, lead ≥ %.2f) reads only %.1f%% of the calibration frames perturbed: it would reject most cards (a one-ended design passed at either end? pass the deck again turned end for end, --turned)", ErrCalibration, v, ft.maxDist, ft.minLead, 100*ft.readRate)
 		}
 	}
 	p.Notes = notesOf(p, frames)
@@ -346,8 +401,6 @@ func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOpti
 	}
 	return p, nil
 }
-
-func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
 
 func (f CalibrationFrame) name() string {
 	if f.File != "" {
@@ -391,8 +444,11 @@ func bandsOf(frames []*calFrame) map[int]gocv.Mat {
 // notesOf says what the technician should know of a profile.
 func notesOf(p *calibration.VisionProfile, frames []*calFrame) []string {
 	var notes []string
-	if p.Source == "shoe" && p.Passes == 1 {
-		notes = append(notes, "one pass: each card's far end is made from the end calibrated (the same index, the face turned about the card's centre); a design that differs from end to end is rejected at its far end, never misread: a second pass of the deck turned end for end learns it")
+	switch {
+	case p.Source == "shoe" && p.Passes == 1 && p.CardLength > 0:
+		notes = append(notes, "one pass: each card's far end is known where the end calibrated shows it (turned about the card's centre) and, by the design's symmetry, at its corners; the middle of the far end is compared for no card; a second pass of the deck turned end for end (--turned) learns the whole card")
+	case p.Source == "shoe" && p.Passes == 1:
+		notes = append(notes, "one pass of a design whose ends differ (its length cannot be measured from one end): only the ends calibrated are known, and a card seen at its other end is rejected, never misread; pass the deck again turned end for end (--turned)")
 	}
 	if _, ok := p.Rules["shoe"]; !ok {
 		notes = append(notes, "calibrated from photographs: table frames only")
@@ -415,11 +471,11 @@ type worker struct {
 	pt  *perturber
 	f   gocv.Mat
 	dst gocv.Mat
-	rec map[vision.View]*Recognizer
+	rec map[*model]*Recognizer
 }
 
 func newWorker() *worker {
-	return &worker{sc: newScanner(), tf: newTableFinder(), d: newDescriber(), pt: newPerturber(), f: gocv.NewMat(), dst: gocv.NewMat(), rec: map[vision.View]*Recognizer{}}
+	return &worker{sc: newScanner(), tf: newTableFinder(), d: newDescriber(), pt: newPerturber(), f: gocv.NewMat(), dst: gocv.NewMat(), rec: map[*model]*Recognizer{}}
 }
 
 func (w *worker) Close() {
@@ -507,60 +563,30 @@ func perturbPointTo(p point, q perturbation, c, to point) point {
 	return to.add(v).add(point{q.dx, q.dy})
 }
 
-// recognizer returns the worker's recognizer of view v for the profile being made.
-func (w *worker) recognizer(p *calibration.VisionProfile, m *model, v vision.View, face bool) *Recognizer {
-	if r, ok := w.rec[v]; ok {
+// recognizer returns the worker's recognizer of view v with model m, for the profile being
+// made.
+func (w *worker) recognizer(p *calibration.VisionProfile, m *model, v vision.View) *Recognizer {
+	if r, ok := w.rec[m]; ok {
 		return r
 	}
-	r := &Recognizer{p: p, view: v, m: m, face: face, rule: calibration.VisionRule{MaxRelative: 10, Face: face}, sc: newScanner(), tf: newTableFinder(), d: newDescriber(), f: gocv.NewMat()}
-	r.dissimilarities()
-	w.rec[v] = r
+	r := newRecognizer(p, v, m, calibration.VisionRule{})
+	w.rec[m] = r
 	return r
 }
 
 // minReadRate: a rule that reads less than this share of its own calibration frames perturbed
-// is not written. It would reject most cards in the field, and a profile that reads nothing is
-// no use to anyone. The perturbations are harsher than the dev camera's (anglo's table rule read
-// 48% of its perturbed frames and 52% of its dev frames).
-const minReadRate = 0.2
+// is not written: it would reject most cards in the field, and its templates cannot tell the
+// cards apart as calibrated (a one-ended design passed once at either end learns some cards at
+// one end and some at the other).
+const minReadRate = 0.5
 
-// trial reads one perturbed frame of frames[i] as view v would see it, with and without its
-// class.
+// trial reads one perturbed frame of frames[i] as view v would see it.
 func (w *worker) trial(rec *Recognizer, frames []*calFrame, i int, source string, v vision.View, rng *rand.Rand) trial {
-	f := frames[i]
-	var t trial
 	n, ok := w.sampleView(rec, frames, i, source, v, rng)
 	if !ok {
-		return t
+		return trial{own: frames[i].class}
 	}
-	t.measured = true
-	dist, level := rec.classDist(n)
-	res, dec := rec.decide(dist, level)
-	_ = res
-	own := f.class
-	t.d, t.lead = dec.Relative, dec.Lead
-	t.right = dec.Best == rec.m.classes[own]
-	// The best other class's lead over the frame's own class.
-	other := -1
-	for c, d := range dist {
-		if c != own && !math.IsNaN(d) && !math.IsInf(d, 1) && (other < 0 || d < dist[other]) {
-			other = c
-		}
-	}
-	if other >= 0 {
-		t.otherD = rec.relative(other, dist[other], level)
-		if dl := rec.delta[level][other][own]; dl > 0 && !math.IsInf(dist[own], 1) {
-			t.overOwn = (dist[own] - dist[other]) / dl
-		} // else 0: the own class not measured is not ruled out (decide)
-	}
-	// Without the frame's class: as a card the profile does not hold.
-	saved := dist[own]
-	dist[own] = math.NaN()
-	_, imp := rec.decide(dist, level)
-	dist[own] = saved
-	t.impD, t.impLead = imp.Relative, imp.Lead
-	t.own, t.imp = rec.m.classes[own], imp.Best
-	return t
+	return trial{measured: true, own: frames[i].class, dist: slices.Clone(rec.classDist(n))}
 }
 
 // sampleView makes one perturbed frame of frames[i] as view v sees it and describes it into
@@ -570,6 +596,7 @@ func (w *worker) sampleView(rec *Recognizer, frames []*calFrame, i int, source s
 	q := randomPerturbation(rng)
 	if v == vision.Shoe {
 		centre := mid(f.pose.corners[0], f.pose.corners[1])
+		slide(&q, f, rng)
 		if w.pt.apply(f.Frame, &w.dst, q, centre, rng) != nil {
 			return 0, false
 		}
@@ -605,16 +632,35 @@ func (w *worker) sampleView(rec *Recognizer, frames []*calFrame, i int, source s
 			}
 		}
 	}
+	if len(ends) == 1 {
+		ends = append(ends, f) // one pass: the far end as the near one (template.go)
+	}
 	for e, g := range ends {
 		if !w.tableEnd(g, rng, &rec.descs[e]) {
 			return 0, false
 		}
 	}
-	if len(ends) == 1 {
-		return 1, true
-	}
 	return 2, true
 }
+
+// slide moves a perturbed reader frame's card as the shoe's window may show it: its top edge
+// anywhere from slideMargin pixels below the window's top to a fifth of the window down, and
+// its sides anywhere at least slideMargin pixels inside the window's: the edge scans need that
+// much background beyond an edge to see it (shoe.go), and a card closer is rejected, not read.
+func slide(q *perturbation, f *calFrame, rng *rand.Rand) {
+	tl, tr := f.pose.corners[0], f.pose.corners[1]
+	h := float64(f.Frame.Rows())
+	top := (tl.y + tr.y) / 2
+	q.dy = slideMargin + rng.Float64()*max(0, h/5-slideMargin) - top
+	left, right := min(tl.x, tr.x), max(tl.x, tr.x)
+	room0, room1 := slideMargin-left, float64(f.Frame.Cols())-1-slideMargin-right
+	if room1 > room0 {
+		q.dx = room0 + rng.Float64()*(room1-room0)
+	}
+}
+
+// slideMargin is how far inside the window's edges slide keeps the card's (pixels).
+const slideMargin = stepGap + stepSpan + 1
 
 // tableEnd describes one calibration frame's card as a table camera would see that end of it:
 // resampled at a table camera's scale and angle, blurred, lit and compressed as perturb does,
@@ -638,7 +684,13 @@ func (w *worker) tableEnd(f *calFrame, rng *rand.Rand, d *desc) bool {
 	p := topPose(tl, tr)
 	w.dst.ConvertTo(&w.f, gocv.MatTypeCV32FC3)
 	gocv.GaussianBlur(w.f, &w.f, image.Pt(0, 0), 0.7, 0.7, gocv.BorderReplicate)
-	return w.d.describe(w.f, &p, maxLength, d) == nil && d.idxOK
+	if w.d.describe(w.f, &p, maxLength, d) != nil {
+		return false
+	}
+	// Past the rows the calibration frame showed, the frame made is its edge repeated.
+	d.fineRows = min(d.fineRows, f.desc.fineRows)
+	d.fine = d.fine[:d.fineRows*fineW*3]
+	return d.top <= fineMargin && d.rows() >= cornerH+cornerShift
 }
 
 // parallel runs job(i) for i in [0, n) on two workers (the machine's cores), reporting progress.

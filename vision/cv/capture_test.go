@@ -225,7 +225,7 @@ func TestFindCard(t *testing.T) {
 		t.Errorf("shoe outline %+v, rendered %v", o, l.Corners)
 	}
 	// The index corner: 40 × 60 fine pixels of 128 a card width.
-	if w := float64(o.Index[1].X - o.Index[0].X); w < 0.29*o.WidthPx || w > 0.33*o.WidthPx {
+	if w := float64(o.Index[1].X - o.Index[0].X); w < 0.36*o.WidthPx || w > 0.39*o.WidthPx {
 		t.Errorf("index corner %v for a card %.1f px wide", o.Index, o.WidthPx)
 	}
 	lt := visiontest.RandomTableLook(rng, visiontest.Mild, asp)
@@ -334,8 +334,8 @@ func TestFindCard(t *testing.T) {
 	}
 }
 
-// TestWriteProfileReport draws the rendered fixture's profile: one template per class at the
-// sheet's size, headed by the profile's facts.
+// TestWriteProfileReport draws the rendered fixture's profile: one whole-card template per class
+// at the sheet's size, headed by the profile's facts.
 func TestWriteProfileReport(t *testing.T) {
 	_, p := rendered(t)
 	path := filepath.Join(t.TempDir(), "report.png")
@@ -347,8 +347,9 @@ func TestWriteProfileReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := p.Geometry
-	tileW, tileH := p.Passes*(2*g.IndexW+4)+4, 2*g.IndexH+4+16
+	const tw, gap = 96, 6
+	th := int(math.Round(p.CardLength*128)) * tw / 128
+	tileW, tileH := tw+2*gap, th+gap+16
 	if m.Cols() != 13*tileW || m.Rows() < 5*tileH || m.Rows() > 5*tileH+200 {
 		t.Errorf("report %dx%d, tiles %dx%d", m.Cols(), m.Rows(), tileW, tileH)
 	}
@@ -359,7 +360,7 @@ func TestWriteProfileReport(t *testing.T) {
 			if row == 4 && col >= 2 {
 				break
 			}
-			roi := m.Region(image.Rect(col*tileW+4, top+row*tileH+4, col*tileW+4+2*g.IndexW, top+row*tileH+4+2*g.IndexH))
+			roi := m.Region(image.Rect(col*tileW+gap, top+row*tileH+gap, col*tileW+gap+tw, top+row*tileH+gap+th))
 			mean, sd := gocv.NewMat(), gocv.NewMat()
 			gocv.MeanStdDev(roi, &mean, &sd)
 			if s := sd.GetDoubleAt(0, 0); s < 10 && !(row == 4 && col == 0) {
@@ -376,7 +377,7 @@ func TestWriteProfileReport(t *testing.T) {
 		t.Errorf("facts %q", facts)
 	}
 	sh := p.Rules["shoe"]
-	want := fmt.Sprintf("shoe: relative distance ≤ %.2f and lead ≥ %.2f; estimated false accepts ", sh.MaxRelative, sh.MinLead)
+	want := fmt.Sprintf("shoe: distance ≤ %.3f and lead ≥ %.2f; estimated false accepts ", sh.MaxDistance, sh.MinLead)
 	if !strings.HasPrefix(facts[2], want) || !strings.HasSuffix(facts[2], fmt.Sprintf("read in calibration %.1f%% (%d perturbed frames, 0 wrong)", 100*sh.ReadRate, sh.Samples)) {
 		t.Errorf("shoe rule %q, want %q…", facts[2], want)
 	}

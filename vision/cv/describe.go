@@ -9,46 +9,45 @@ import (
 )
 
 // A located card is described in card coordinates, whatever its size, position or rotation in
-// the frame: its top end resampled at fineScale pixels per card width (the index, read fine) and
-// at faceScale (the whole face, coarse). Each is divided by the card's white (the light and the
-// camera's gain), and the local mean is taken away (uneven light, and the card's own colour,
-// cancel; the ink stays): what is left is compared by normalized correlation.
+// the frame: from the end of the card taken as its top, resampled at fineScale pixels per card
+// width, each channel divided by the card's white (the light and the camera's gain) and its
+// local mean taken away (uneven light and the card's own colour cancel; the ink stays). The
+// scoring model (model.go) reads its parts from it.
 const (
-	fineScale         = 128 // pixels per card width: the index corner
-	faceScale         = 64  // pixels per card width: the face
-	maxLength float64 = 1.6 // card widths: the longest card (and band) considered
-	// fineMargin pixels of the fine band lie left of and above the card, so that the index can
-	// be searched a few pixels either way of where the outline puts it.
+	fineScale         = 128 // pixels per card width
+	maxLength float64 = 1.9 // card widths: the longest card (and band) considered
+	// fineMargin pixels of the band lie left of and above the card, so that a part can be
+	// searched a few pixels either way of where the outline puts it.
 	fineMargin = 4
 	fineW      = fineScale + 2*fineMargin
 )
 
-// desc is what a frame (or a template) shows of one end of a card.
+// desc is what a frame (or a calibration frame) shows of one end of a card.
 type desc struct {
 	// fine is a 3-channel (BGR) plane fineW wide, its pixel (fineMargin, fineMargin) at the
-	// card's top-left corner; face is faceScale wide from the corner. Rows run down the card.
-	fine, face []float32
-	// fineRows and faceRows are how many rows each holds; the rows [faceTop, faceRows) of face
-	// were inside the frame (a card turned a little may have a top corner out of it).
-	fineRows, faceRows, faceTop int
-	// idxOK says whether the index corner (with its search margin) was inside the frame.
-	idxOK bool
+	// card's top-left corner; rows run down the card. The rows [top, fineRows) were inside the
+	// frame (a card turned a little may have a top corner out of it; the shoe's window shows
+	// only the top of the card).
+	fine          []float32
+	top, fineRows int
 }
+
+// rows is how many rows of the card, from its top, the description holds.
+func (d *desc) rows() int { return d.fineRows - fineMargin }
 
 // describer turns a frame region into descs; it keeps its Mats between frames.
 type describer struct {
-	warp, hp, small gocv.Mat
-	buf             []float32
+	warp, hp gocv.Mat
+	buf      []float32
 }
 
 func newDescriber() *describer {
-	return &describer{warp: gocv.NewMat(), hp: gocv.NewMat(), small: gocv.NewMat()}
+	return &describer{warp: gocv.NewMat(), hp: gocv.NewMat()}
 }
 
 func (d *describer) Close() {
 	d.warp.Close()
 	d.hp.Close()
-	d.small.Close()
 }
 
 // describe resamples the card at pose p from the float frame f into dst: length card widths of
@@ -77,12 +76,6 @@ func (d *describer) describe(f gocv.Mat, p *pose, length float64, dst *desc) err
 	if top < 0 || valid-fineMargin < fineScale/4 {
 		return errOutline("the card's top is not in the frame")
 	}
-	// The index corner must be in the frame; the few pixels it is searched beyond may be
-	// outside (they are the frame's edge repeated), and so may the point where the card's sides
-	// would meet: the card's corner is rounded (cornerSlack), its edges start that far from it.
-	x0, y0, x1, y1 := float64(fineMargin), float64(fineMargin), float64(fineMargin+idxW), float64(fineMargin+idxH)
-	r := cornerSlack * fineScale
-	dst.idxOK = valid >= fineMargin+idxH+idxShift && in(x0+r, y0) && in(x0, y0+r) && in(x1, y0) && in(x0, y1) && in(x1, y1)
 	// Frame pixel centres are integers; band pixel (i, j) is card point
 	// ((i+0.5-margin)/s, (j+0.5-margin)/s).
 	s := 1.0 / fineScale
@@ -94,6 +87,7 @@ func (d *describer) describe(f gocv.Mat, p *pose, length float64, dst *desc) err
 	}
 	defer hm.Close()
 	gocv.WarpPerspectiveWithParams(f, &d.warp, hm, image.Pt(fineW, valid), gocv.InterpolationLinear|gocv.WarpInverseMap, gocv.BorderReplicate, color.RGBA{})
+	gocv.GaussianBlur(d.warp, &d.warp, image.Pt(0, 0), preBlur, preBlur, gocv.BorderReplicate)
 	px, err := d.warp.DataPtrFloat32()
 	if err != nil {
 		return err
@@ -110,7 +104,7 @@ func (d *describer) describe(f gocv.Mat, p *pose, length float64, dst *desc) err
 			}
 		}
 		d.buf = v
-		white[c] = max(1, quantile32(v, 0.95))
+		white[c] = max(minWhite, quantile32(v, 0.95))
 	}
 	// The local mean: three box blurs of the band (a Gaussian of hpSigma, at a fraction of the
 	// cost of a kernel that wide).
@@ -125,27 +119,22 @@ func (d *describer) describe(f gocv.Mat, p *pose, length float64, dst *desc) err
 	for i, v := range hp {
 		dst.fine[i] = v / white[i%3]
 	}
-	// The face, coarse: area-averaged from the fine band (without its margin).
-	roi := d.hp.Region(image.Rect(fineMargin, fineMargin, fineMargin+fineScale, valid))
-	fr := (valid - fineMargin) * faceScale / fineScale
-	gocv.Resize(roi, &d.small, image.Pt(faceScale, fr), 0, 0, gocv.InterpolationArea)
-	roi.Close()
-	sp, err := d.small.DataPtrFloat32()
-	if err != nil {
-		return err
-	}
-	dst.faceRows = fr
-	dst.faceTop = (max(0, top-fineMargin)*faceScale + fineScale - 1) / fineScale
-	dst.face = resize32(dst.face, faceScale*fr*3)
-	for i, v := range sp {
-		dst.face[i] = v / white[i%3]
-	}
+	dst.top = top
 	return nil
 }
 
+// preBlur is the blur (Gaussian sigma, fine pixels) every description is taken at: what a
+// camera's sharpening, its sensor's resolution, JPEG's colour planes and the resampling itself
+// leave at an edge differs from camera to camera, and is not what tells one card from another.
+const preBlur = 1.8
+
+// minWhite is the least white a card is divided by (8-bit levels): a black card (a cut card, a
+// back) has no white of its own, and dividing by its dark would make its noise ink.
+const minWhite = 64
+
 // hpSigma is the scale of the light taken away, in card widths: larger than a pip's stroke,
 // smaller than the card.
-var hpSigma = 0.06
+const hpSigma = 0.06
 
 // resize32 returns b with length n, zeroed.
 func resize32(b []float32, n int) []float32 {

@@ -48,7 +48,7 @@ func TestDevDecks(t *testing.T) {
 				t.Fatal(err)
 			}
 			for v, r := range p.Rules {
-				t.Logf("%s rule: relative distance ≤ %.2f, lead ≥ %.2f, estimated false accepts %.1e a frame, read %.1f%% in calibration", v, r.MaxRelative, r.MinLead, r.FalseAccept, 100*r.ReadRate)
+				t.Logf("%s rule: distance ≤ %.3f, lead ≥ %.2f, estimated false accepts %.1e a frame, read %.1f%% in calibration; noise %+v", v, r.MaxDistance, r.MinLead, r.FalseAccept, 100*r.ReadRate, r.Noise)
 			}
 			shoe, table := recognizers(t, p)
 			e, err := cv.Evaluate(filepath.Join(dir, "frames"), shoe, table)

@@ -1,487 +1,766 @@
 package cv
 
 import (
+	"image"
 	"math"
+	"slices"
 	"sort"
+	"unsafe"
+
+	"gocv.io/x/gocv"
 )
 
-// The scoring model. A frame's card is compared with every class's template block by block —
-// the index corner, and the face where calibration knows it at the end in view — and each block
-// cell by cell: a grid of small cells, each compared by normalized correlation (which ignores how
-// bright and how contrasted the frame is), so that the one cell where two cards differ (the suit
-// symbol of the 3♠ and the 3♣) counts as much as any other, not by its share of the ink. A cell
-// of the template with no ink (paper) is compared by the frame's ink there instead: none is a
-// match, a card's worth a miss. A class's distance is the mean of its cells' mismatches (1 − the
-// correlation), 0 for a frame that is its template. The index corner is compared at the shift
-// (a few pixels either way) at which the best-fitting class fits best, every class at that one
-// shift, so that what two templates share cancels between their distances.
+// The scoring model. A frame's card, described in card coordinates (describe.go), is compared
+// with every class's template (template.go) part by part: the two corners at the top of the end
+// in view (the index, wherever a design prints it: left, right or both), read fine, and the
+// face, the whole card as far as the frame shows it, read coarse. Each part is compared
+//
+//   - at the shift (a few pixels either way) at which it fits best: the outline places the
+//     card within a pixel or two, and printing is not registered to the card's edge exactly;
+//   - with the template blurred as the frame is (a card sliding out of the shoe is blurred
+//     along its length, a camera out of focus all round): the template's blur variant that
+//     fits best;
+//   - with a gain: the frame's ink may be fainter or darker than the calibration frame's;
+//
+// by the squared difference of each value from the template's, weighted by how much a frame of
+// the class itself differs there: a value on a steep edge of the template differs by a fraction
+// of a pixel's misplacement, one on blank paper or inside a pip by the sensor's noise. That
+// variance, σ² = σ0² + κ·|∇t|², is measured at calibration (noise.go). A class's distance D is
+// the mean weighted square over the values compared: about 1 for a frame of the class as
+// harsh as calibration's perturbations, far more for another class. Every class is compared over
+// the same rows: those every template knows (template.go) and the frame shows.
 
-// The index corner block in fine pixels (from the card's corner), its cells, and how far it is
-// searched; the face's cells, in face pixels.
+// The parts, in fine pixels (fineScale a card width) for the corners and coarse (faceScale) for
+// the face; each searched shift either way.
 const (
-	idxW     = 40 // 0.31 card widths across
-	idxH     = 60 // 0.47 card widths down
-	idxCW    = 10
-	idxCH    = 12
-	idxShift = 3
-	faceCell = 8
+	cornerW     = 48 // 0.375 card widths: an index and its suit, at the left or the right
+	cornerH     = 64 // 0.5 card widths down the card
+	cornerShift = 3
+	faceK       = 4 // fine pixels a face pixel
+	faceScale   = fineScale / faceK
+	faceShift   = 1
+	cornerRX    = fineScale - cornerW // the right corner's left edge
 )
 
-// cellStats are a cell's sums: per channel, and of squares.
-type cellStats struct {
-	s [3]float64
-	q float64
-}
+type partID int
 
-// energy is a cell's sum of squares about each channel's mean.
-func (c cellStats) energy(n int) float64 {
-	e := c.q
-	for k := range 3 {
-		e -= c.s[k] * c.s[k] / float64(n/3)
-	}
-	return max(0, e)
-}
-
-// cells is a block laid out cell by cell (each cell's values contiguous, row by row within it).
-type cells struct {
-	v     []float32
-	per   int // values a cell
-	cols  int // cells across
-	n     int // cells
-	st    []cellStats
-	plain []bool // the cell has no ink (templates only)
-	// ink is what a plain cell's ink is measured against (see ownInk); 0: the model's.
-	ink float64
-}
-
-// ownInk sets c.ink to the block's own ink, its cells' 75th percentile energy (as the model's
-// is measured over the calibration frames), but never under inkFloor of the calibrated ink
-// (cal). Blur and a dim frame take a card's ink down evenly; measured against its own, the cells
-// a template has no ink in count the same sharp or blurred, and a plain card's (noise) is still
-// measured against a card's.
-func (c *cells) ownInk(cal float64) {
-	var buf [128]float64
-	e := buf[:0]
-	for i := range c.n {
-		e = append(e, c.st[i].energy(c.per))
-	}
-	sort.Float64s(e)
-	c.ink = cal
-	if len(e) > 0 {
-		c.ink = max(e[len(e)*3/4], inkFloor*cal)
-	}
-}
-
-// inkFloor: the least share of the calibrated ink a frame's own may count for, so that a plain
-// card's noise is measured against a card's ink and never against itself.
-const inkFloor = 0.25
-
-// layout copies the w × h pixel region at (x0, y0) of a 3-channel plane rw values wide into c, in
-// cells of cw × ch pixels, and sums each cell.
-func (c *cells) layout(src []float32, rw, x0, y0, w, h, cw, ch int) {
-	c.cols = w / cw
-	c.n = c.cols * (h / ch)
-	c.per = cw * ch * 3
-	c.v = resize32(c.v, c.n*c.per)
-	if cap(c.st) < c.n {
-		c.st = make([]cellStats, c.n)
-	}
-	c.st = c.st[:c.n]
-	k := 0
-	for cy := 0; cy < h/ch; cy++ {
-		for cx := 0; cx < c.cols; cx++ {
-			var st cellStats
-			for y := 0; y < ch; y++ {
-				row := src[((y0+cy*ch+y)*rw/3+x0+cx*cw)*3:][:cw*3]
-				copy(c.v[k:], row)
-				for i, x := range row {
-					st.s[i%3] += float64(x)
-					st.q += float64(x) * float64(x)
-				}
-				k += cw * 3
-			}
-			c.st[cy*c.cols+cx] = st
-		}
-	}
-}
-
-// cellDist is cell i's mismatch between a frame's cells x and a template's t: 1 − their
-// correlation, or for a template cell with no ink, the frame's ink there as a share of ink (a
-// card's cell's median energy).
-func cellDist(x, t *cells, i int, ink float64) float64 {
-	n := x.per
-	if t.plain[i] {
-		return min(1, x.st[i].energy(n)/ink)
-	}
-	a, b := x.st[i], t.st[i]
-	dot := float64(dot32(x.v[i*n:(i+1)*n], t.v[i*n:(i+1)*n], 1))
-	xx, tt := a.q, b.q
-	m := float64(n / 3)
-	for k := range 3 {
-		dot -= a.s[k] * b.s[k] / m
-		xx -= a.s[k] * a.s[k] / m
-		tt -= b.s[k] * b.s[k] / m
-	}
-	if xx <= 1e-12 || tt <= 1e-12 {
-		return 1
-	}
-	return 1 - dot/math.Sqrt(xx*tt)
-}
-
-// blockDist is the mean mismatch of the cells [c0, c1) (all, for the index).
-func blockDist(x, t *cells, c0, c1 int, ink float64) float64 {
-	if c1 <= c0 {
-		return math.NaN()
-	}
-	if worstShare > 0 {
-		var buf [128]float64
-		ds := buf[:0]
-		for i := c0; i < c1; i++ {
-			ds = append(ds, cellDist(x, t, i, ink))
-		}
-		sort.Float64s(ds)
-		k := max(1, int(math.Ceil(worstShare*float64(len(ds)))))
-		s := 0.0
-		for _, d := range ds[len(ds)-k:] {
-			s += d
-		}
-		return s / float64(k)
-	}
-	s := 0.0
-	for i := c0; i < c1; i++ {
-		s += cellDist(x, t, i, ink)
-	}
-	return s / float64(c1-c0)
-}
-
-var worstShare = 0.0
-
-// view is one end of one class as calibration knows it.
-type view struct {
-	class int // index into model.classes
-	end   int // 0: the end calibrated first; 1: the other end
-	// idx is the index block at each blur level (see blurLevels); face the face.
-	idx  [nLevels]cells
-	face cells
-	// faceRows is how many face rows calibration saw of this end.
-	faceRows int
-	// hasIdx: calibration saw the index corner. plain: the cut card, plain all over. made: an
-	// end calibration did not see, made up from the other (see addTurned).
-	hasIdx, plain, made bool
-}
-
-// model is what the recognizer compares frames with: every class's views.
-type model struct {
-	classes  []string // tokens: "As" … "Kc", "BACK", "CUT"
-	views    []view
-	faceRows int
-	// other[v] is the view of the same class at the other end, or -1.
-	other []int
-	// inkIdx and inkFace are how much ink a card's inked cell holds (the median over the 52
-	// cards' calibration frames): a plain cell is measured against them.
-	inkIdx, inkFace float64
-	// length is the card's length in card widths, measured at calibration from a single pass
-	// of reader frames (0 otherwise); views of the ends calibration did not see are made from it.
-	length float64
-	// part[i] is the part of the index corner cell i belongs to: partRank (the cards differ
-	// there by rank), partSuit (by suit), or partPaper.
-	part []uint8
-}
-
-// The parts of the index corner.
 const (
-	partPaper = iota
-	partRank
-	partSuit
+	cornerL partID = iota
+	cornerR
+	face
 	nParts
 )
 
-// indexDist is the index block's distance: the mean mismatch of each part's cells, the worst
-// part's (the rank glyph of the 6 and the 8 or the suit symbol of the 3♠ and the 3♣ differ in a
-// few cells: they must not be outvoted by the many cells the two cards share).
-func (m *model) indexDist(x, t *cells) float64 {
-	ink := m.inkIdx
-	if x.ink > 0 {
-		ink = x.ink
-	}
-	if len(m.part) != x.n {
-		return blockDist(x, t, 0, x.n, ink)
-	}
-	var sum [nParts]float64
-	var n [nParts]int
-	for i := range x.n {
-		sum[m.part[i]] += cellDist(x, t, i, ink)
-		n[m.part[i]]++
-	}
-	// The paper cells (the card's edge, blank paper: the same on every card) are no part of
-	// the index; a part is its cells' mean.
-	d := 0.0
-	for p := partRank; p < nParts; p++ {
-		if n[p] > 0 {
-			d = max(d, sum[p]/float64(n[p]))
-		}
-	}
-	return d
+var partNames = [nParts]string{"left corner", "right corner", "face"}
+
+// variant is a blur of the templates, in fine pixels: a box of motion pixels along the card's
+// length (a card sliding out of the shoe) and a Gaussian of focus.
+type variant struct {
+	motion int
+	focus  float64
 }
 
-// learnParts assigns each index cell to the part its cards differ by: from the 52 card
-// templates, the cell's variance between the ranks' means and between the suits' means; a cell
-// with little of either (paper, or the same on every card) is paper.
-func (m *model) learnParts() {
-	var ref *cells
-	byClass := map[int]*cells{}
+// The blur variants of each view. The shoe's reader sees a card sliding out, up to about 9 of
+// its pixels of motion (5 fine pixels) and out of focus by up to 2.5 (1.5); a table camera or a
+// photograph sees a card at rest, out of focus, and a small card resampled larger.
+var (
+	shoeVariants  = []variant{{1, 0}, {4, 0}, {7, 0}, {1, 1.5}, {4, 1.5}, {1, 3}}
+	tableVariants = []variant{{1, 0}, {1, 1}, {1, 2}, {1, 3}}
+)
+
+// gainMin and gainMax bound the gain a part is compared at: ink from 40% (a blurred or
+// over-exposed frame) to 130% (an under-exposed one) of the template's contrast.
+const (
+	gainMin = 0.4
+	gainMax = 1.3
+)
+
+// noiseModel is one part's expected difference between a frame of a class and its template:
+// σ² = sigma0² + kappa·g, g the template's squared gradient there (noise.go).
+type noiseModel struct{ sigma0, kappa float64 }
+
+// tpart is one part of one view's template, ready to compare, a plane per colour channel
+// (rows × width values each): w the weight of each value (1/σ²), and for each blur variant
+// wt = w·t and each row's sum of w·t².
+type tpart struct {
+	rows, width int // part pixels
+	// ignored: the part is not compared for this view (the cut card's face, where casinos
+	// print what they like).
+	ignored bool
+	known   []bool // per row: the template knows it
+	w       [3][]float32
+	wt      [][3][]float32
+	stt     [][3][]float64
+}
+
+// view is one end of one class: what a frame shows of the card with that end on top.
+type view struct {
+	class, end int
+	parts      [nParts]tpart
+}
+
+// model is what the recognizer compares frames with.
+type model struct {
+	classes  []string
+	views    []view
+	variants []variant
+	// length is the card's length in card widths; faceRows the face's rows.
+	length   float64
+	faceRows int
+	// support[p][y]: part p's row y is compared (every template knows it).
+	support [nParts][]bool
+	noise   [nParts]noiseModel
+	// delta[a][b]: how far class b's template is from class a's (see decide).
+	delta [][]float64
+	table bool
+}
+
+// newModel builds the views of every class's template (templates[c] for class c; nil: the
+// class is not known) for a view of the frame.
+func newModel(classes []string, templates []*cardTemplate, length float64, noise [nParts]noiseModel, table bool) *model {
+	m := &model{classes: classes, length: length, noise: noise, table: table, variants: shoeVariants}
+	if table {
+		m.variants = tableVariants
+	}
+	rows := 0
+	for _, t := range templates {
+		if t != nil {
+			rows = max(rows, t.rows)
+		}
+	}
+	m.faceRows = rows / faceK
+	m.support[cornerL] = make([]bool, cornerH)
+	m.support[cornerR] = make([]bool, cornerH)
+	m.support[face] = make([]bool, m.faceRows)
+	for p := range nParts {
+		for y := range m.support[p] {
+			m.support[p][y] = true
+		}
+	}
+	var ends []*cardTemplate
+	for c, t := range templates {
+		if t == nil {
+			continue
+		}
+		for e, et := range []*cardTemplate{t, t.turned()} {
+			if !et.knows(cornerH) {
+				continue // a one-ended design passed once: its other end is not known
+			}
+			m.views = append(m.views, view{class: c, end: e})
+			ends = append(ends, et)
+			// The rows every template knows are compared.
+			for y := range cornerH {
+				ok := y < et.rows && et.known[y]
+				m.support[cornerL][y] = m.support[cornerL][y] && ok
+				m.support[cornerR][y] = m.support[cornerR][y] && ok
+			}
+			if classes[c] == classCut || classes[c] == classBack {
+				// The cut card's face is not compared (below); the back's is where it is known,
+				// and a back seen once does not narrow what the cards are compared by.
+				continue
+			}
+			for y := range m.faceRows {
+				ok := true
+				for j := range faceK {
+					r := y*faceK + j
+					ok = ok && r < et.rows && et.known[r]
+				}
+				m.support[face][y] = m.support[face][y] && ok
+			}
+		}
+	}
+	b := newBlurrer()
+	defer b.Close()
 	for i := range m.views {
-		v := &m.views[i]
-		if v.class < 52 && v.hasIdx && v.end == 0 {
-			byClass[v.class] = &v.idx[0]
-			ref = &v.idx[0]
+		m.views[i].parts = m.partsOf(ends[i], b)
+		if classes[m.views[i].class] == classCut {
+			m.views[i].parts[face].ignored = true
 		}
 	}
-	if ref == nil || len(byClass) < 52 {
-		return
-	}
-	per := ref.per
-	m.part = make([]uint8, ref.n)
-	score := make([][2]float64, ref.n)
-	for i := range ref.n {
-		mean := make([]float64, per)
-		var rankM [13][]float64
-		var suitM [4][]float64
-		for r := range rankM {
-			rankM[r] = make([]float64, per)
-		}
-		for s := range suitM {
-			suitM[s] = make([]float64, per)
-		}
-		for c, t := range byClass {
-			r, s := c/4, c%4
-			for k, x := range t.v[i*per : (i+1)*per] {
-				mean[k] += float64(x) / 52
-				rankM[r][k] += float64(x) / 4
-				suitM[s][k] += float64(x) / 13
-			}
-		}
-		var R, S float64
-		for k := range per {
-			for r := range 13 {
-				d := rankM[r][k] - mean[k]
-				R += d * d / 13
-			}
-			for s := range 4 {
-				d := suitM[s][k] - mean[k]
-				S += d * d / 4
-			}
-		}
-		score[i] = [2]float64{R, S}
-	}
-	most := 0.0
-	for _, sc := range score {
-		most = max(most, sc[0], sc[1])
-	}
-	for i, sc := range score {
-		switch {
-		case max(sc[0], sc[1]) < paperShare*most:
-			m.part[i] = partPaper
-		case sc[0] >= sc[1]:
-			m.part[i] = partRank
-		default:
-			m.part[i] = partSuit
-		}
-	}
+	m.delta = m.deltas()
+	return m
 }
 
-// paperShare: a cell whose cards differ by less than this share of the most differing cell's
-// variance is paper.
-const paperShare = 0.1
-
-// link fills m.other.
-func (m *model) link() {
-	m.other = make([]int, len(m.views))
-	for i := range m.views {
-		m.other[i] = -1
-		for j := range m.views {
-			if j != i && m.views[j].class == m.views[i].class && m.views[j].end != m.views[i].end {
-				m.other[i] = j
-			}
+// partsOf makes a view's template parts from its end's template.
+func (m *model) partsOf(t *cardTemplate, b *blurrer) [nParts]tpart {
+	var out [nParts]tpart
+	for p := range nParts {
+		out[p].width, out[p].rows = cornerW, cornerH
+		if p == face {
+			out[p].width, out[p].rows = faceScale, m.faceRows
 		}
 	}
-}
-
-// fit is a class's distance from a frame, with what it was made of.
-type fit struct {
-	view        int
-	d           float64 // the distance: the mean mismatch of the blocks compared
-	dIdx, dFace float64 // each block's (NaN when not compared)
-	faceCells   int
-}
-
-// scratch holds a frame's blocks; one per recognizer.
-type scratch struct {
-	idx   cells // the index block at the shift being tried
-	face  cells
-	level int // the blur level the index is compared at
-}
-
-// The templates' blur levels: a card sliding out of the shoe is blurred along its length by its
-// motion, by up to 9 pixels of a reader frame (5 of the fine band) and more in a fast hand. The
-// index is compared with each template blurred as much as the frame is (the level is found
-// with the shift, by the best-fitting views, and every view is compared at it), so that a
-// blurred frame is not told from its card by its blur.
-const nLevels = 4
-
-var blurLevels = [nLevels]int{0, 2, 4, 7} // box lengths, fine pixels along the card
-
-// blurRows blurs a 3-channel block (rw values a row, rows rows) along its rows' direction by a
-// box of length k, the edge rows repeated.
-func blurRows(v []float32, rw, rows, k int) []float32 {
-	out := make([]float32, len(v))
-	if k <= 1 {
-		copy(out, v)
-		return out
+	sharp := t.v
+	for vi, va := range m.variants {
+		bl := b.blur(sharp, t.rows, va)
+		for p := range nParts {
+			tp := &out[p]
+			v := m.extract(bl, t.rows, p)
+			if vi == 0 {
+				tp.known = make([]bool, tp.rows)
+				for y := range tp.known {
+					k := 1
+					if p == face {
+						k = faceK
+					}
+					tp.known[y] = true
+					for j := range k {
+						r := y*k + j
+						tp.known[y] = tp.known[y] && r < t.rows && t.known[r]
+					}
+				}
+				// The weights, from the sharp template's slopes.
+				nm := m.noise[p]
+				for c, plane := range m.extract(sharp, t.rows, p) {
+					g := gradEnergy(plane, tp.width, tp.rows)
+					tp.w[c] = make([]float32, len(g))
+					for i := range g {
+						tp.w[c][i] = float32(1 / (nm.sigma0*nm.sigma0 + nm.kappa*float64(g[i])))
+					}
+				}
+			}
+			var wt [3][]float32
+			var stt [3][]float64
+			for c := range 3 {
+				wt[c] = make([]float32, len(v[c]))
+				stt[c] = make([]float64, tp.rows)
+				for i, x := range v[c] {
+					wt[c][i] = tp.w[c][i] * x
+					stt[c][i/tp.width] += float64(wt[c][i]) * float64(x)
+				}
+			}
+			tp.wt = append(tp.wt, wt)
+			tp.stt = append(tp.stt, stt)
+		}
 	}
-	lo, hi := -(k-1)/2, k/2
-	for y := range rows {
-		o := out[y*rw : (y+1)*rw]
-		for j := lo; j <= hi; j++ {
-			yy := min(rows-1, max(0, y+j))
-			for i, x := range v[yy*rw : (yy+1)*rw] {
-				o[i] += x
+	return out
+}
+
+// extract takes part p out of a template band (fineScale wide, rows rows, 3 channels
+// interleaved) as a plane per channel: a corner as it is, the face area-averaged to faceScale.
+func (m *model) extract(band []float32, rows int, p partID) [3][]float32 {
+	var il []float32
+	w, h := cornerW, cornerH
+	switch p {
+	case cornerL, cornerR:
+		x0 := 0
+		if p == cornerR {
+			x0 = cornerRX
+		}
+		il = make([]float32, cornerW*cornerH*3)
+		for y := range min(cornerH, rows) {
+			copy(il[y*cornerW*3:][:cornerW*3], band[(y*fineScale+x0)*3:][:cornerW*3])
+		}
+	default:
+		w, h = faceScale, m.faceRows
+		il = make([]float32, faceScale*m.faceRows*3)
+		coarsen(il, band, fineScale*3, 0, 0, faceScale, min(m.faceRows, rows/faceK))
+	}
+	return planes3(il, w*h)
+}
+
+// planes3 splits n interleaved 3-channel values into a plane per channel.
+func planes3(il []float32, n int) [3][]float32 {
+	var out [3][]float32
+	for c := range 3 {
+		out[c] = make([]float32, n)
+		for i := range n {
+			out[c][i] = il[i*3+c]
+		}
+	}
+	return out
+}
+
+// coarsen area-averages faceK × faceK blocks of a 3-channel plane (rw values a row) from
+// (x0, y0) into w × h pixels of dst.
+func coarsen(dst, src []float32, rw, x0, y0, w, h int) {
+	const k2 = 1.0 / (faceK * faceK)
+	for y := range h {
+		o := dst[y*w*3 : (y+1)*w*3]
+		clear(o)
+		for j := range faceK {
+			row := src[(y0+y*faceK+j)*rw+x0*3:]
+			for x := range w {
+				for i := range faceK {
+					q := row[(x*faceK+i)*3:]
+					o[x*3] += q[0]
+					o[x*3+1] += q[1]
+					o[x*3+2] += q[2]
+				}
 			}
 		}
 		for i := range o {
-			o[i] /= float32(k)
+			o[i] *= k2
+		}
+	}
+}
+
+// gradEnergy is each value's squared central-difference gradient (one plane, w × h).
+func gradEnergy(v []float32, w, h int) []float32 {
+	out := make([]float32, len(v))
+	at := func(x, y int) float32 {
+		x = min(w-1, max(0, x))
+		y = min(h-1, max(0, y))
+		return v[y*w+x]
+	}
+	for y := range h {
+		for x := range w {
+			gx := (at(x+1, y) - at(x-1, y)) / 2
+			gy := (at(x, y+1) - at(x, y-1)) / 2
+			out[y*w+x] = gx*gx + gy*gy
 		}
 	}
 	return out
 }
 
-// indexBlock lays out the frame's index block at shift (dx, dy).
-func (m *model) indexBlock(d *desc, dx, dy int, s *scratch) {
-	s.idx.layout(d.fine, fineW*3, fineMargin+dx, fineMargin+dy, idxW, idxH, idxCW, idxCH)
-	s.idx.ownInk(m.inkIdx)
+// blurrer blurs template bands with OpenCV; it keeps its Mats.
+type blurrer struct{ a, b gocv.Mat }
+
+func newBlurrer() *blurrer { return &blurrer{a: gocv.NewMat(), b: gocv.NewMat()} }
+
+func (b *blurrer) Close() {
+	b.a.Close()
+	b.b.Close()
 }
 
-// faceBlock lays out the frame's face.
-func (m *model) faceBlock(d *desc, s *scratch) {
-	s.face.layout(d.face, faceScale*3, 0, 0, faceScale, d.faceRows/faceCell*faceCell, faceCell, faceCell)
-}
-
-// faceCells returns the face cells [c0, c1) a frame and a view both hold.
-func (m *model) faceCells(d *desc, faceRows int) (int, int) {
-	top := (d.faceTop + faceCell - 1) / faceCell
-	bottom := min(d.faceRows, faceRows) / faceCell
-	return top * (faceScale / faceCell), bottom * (faceScale / faceCell)
-}
-
-// score measures one view against the frame laid out in s.
-func (m *model) score(d *desc, v int, s *scratch, useFace bool) fit {
-	vw := &m.views[v]
-	f := fit{view: v, dIdx: math.NaN(), dFace: math.NaN()}
-	n, total := 0, 0.0
-	if vw.hasIdx && d.idxOK {
-		f.dIdx = m.indexDist(&s.idx, &vw.idx[s.level])
-		total += f.dIdx
-		n++
+// blur returns band (fineScale × rows × 3) blurred by va.
+func (b *blurrer) blur(band []float32, rows int, va variant) []float32 {
+	if va.motion <= 1 && va.focus <= 0 {
+		return band
 	}
-	if useFace {
-		c0, c1 := m.faceCells(d, vw.faceRows)
-		if c1-c0 >= minFaceCells {
-			f.dFace = blockDist(&s.face, &vw.face, c0, c1, m.inkFace)
-			f.faceCells = c1 - c0
-			total += f.dFace
-			n++
+	m, err := gocv.NewMatFromBytes(rows, fineScale, gocv.MatTypeCV32FC3, float32Bytes(band))
+	if err != nil {
+		return band
+	}
+	defer m.Close()
+	src := m
+	if va.motion > 1 {
+		gocv.Blur(src, &b.a, image.Pt(1, va.motion))
+		src = b.a
+	}
+	if va.focus > 0 {
+		gocv.GaussianBlur(src, &b.b, image.Pt(0, 0), va.focus, va.focus, gocv.BorderReplicate)
+		src = b.b
+	}
+	px, err := src.DataPtrFloat32()
+	if err != nil {
+		return band
+	}
+	return slices.Clone(px)
+}
+
+// frameEnd is one end of a frame's card, laid out for comparison, a plane per colour channel:
+// its fine band (desc, fineW wide) and its square, and the coarse band (faceScale a card width,
+// one pixel of margin all round) and its square.
+type frameEnd struct {
+	d           *desc
+	f, f2       [3][]float32
+	c, c2       [3][]float32
+	il          []float32
+	cRows       int // coarse band rows
+	cTop, cEnd  int // the coarse band's rows wholly in the frame
+	fTop, fEnd  int // the fine band's rows in the frame
+	coarseWidth int
+}
+
+// load lays d out.
+func (f *frameEnd) load(d *desc) {
+	f.d = d
+	n := d.fineRows * fineW
+	for c := range 3 {
+		f.f[c] = resize32(f.f[c], n)
+		f.f2[c] = resize32(f.f2[c], n)
+	}
+	for i := range n {
+		for c := range 3 {
+			v := d.fine[i*3+c]
+			f.f[c][i] = v
+			f.f2[c][i] = v * v
+		}
+	}
+	f.fTop, f.fEnd = d.top, d.fineRows
+	f.coarseWidth = fineW / faceK
+	f.cRows = d.fineRows / faceK
+	nc := f.coarseWidth * f.cRows
+	f.il = resize32(f.il, nc*3)
+	coarsen(f.il, d.fine, fineW*3, 0, 0, f.coarseWidth, f.cRows)
+	for c := range 3 {
+		f.c[c] = resize32(f.c[c], nc)
+		f.c2[c] = resize32(f.c2[c], nc)
+	}
+	for i := range nc {
+		for c := range 3 {
+			v := f.il[i*3+c]
+			f.c[c][i] = v
+			f.c2[c][i] = v * v
+		}
+	}
+	f.cTop = (d.top + faceK - 1) / faceK
+	f.cEnd = d.fineRows / faceK
+}
+
+// row returns the frame's values and squares of channel c for row y of part p at shift (dx,
+// dy) (part pixels), or nil when that row is not in the frame.
+func (f *frameEnd) row(p partID, c, y, dx, dy, width int) ([]float32, []float32) {
+	if p == face {
+		by := y + 1 + dy
+		if by < f.cTop || by >= f.cEnd {
+			return nil, nil
+		}
+		o := by*f.coarseWidth + 1 + dx
+		return f.c[c][o : o+width], f.c2[c][o : o+width]
+	}
+	by := fineMargin + y + dy
+	if by < f.fTop || by >= f.fEnd {
+		return nil, nil
+	}
+	x0 := fineMargin + dx
+	if p == cornerR {
+		x0 += cornerRX
+	}
+	o := by*fineW + x0
+	return f.f[c][o : o+width], f.f2[c][o : o+width]
+}
+
+// slot is one part of a frame end compared with one part of a view.
+type slot struct {
+	end  int // the frame's end
+	view int
+	part partID
+}
+
+// partFit is a slot's fit at one shift and variant: its weighted squares, how many values,
+// and the gain of each channel.
+type partFit struct {
+	chi  float64
+	n    int
+	gain gains
+}
+
+// gains are a part's gain per colour channel.
+type gains [3]float64
+
+// fitPart compares a slot at shift (dx, dy) (part pixels) and variant va. Each colour channel
+// has its own gain: a camera's colour and a light's tint change how dark a red ink is in each
+// channel.
+func (m *model) fitPart(f *frameEnd, tp *tpart, p partID, va, dx, dy int) partFit {
+	if tp.ignored {
+		return partFit{gain: gains{1, 1, 1}}
+	}
+	var sxx, sxt, stt [3]float64
+	n := 0
+	w := tp.width
+	sup := m.support[p]
+	for y := range tp.rows {
+		if !sup[y] || !tp.known[y] {
+			continue
+		}
+		for c := range 3 {
+			x, x2 := f.row(p, c, y, dx, dy, w)
+			if x == nil {
+				break
+			}
+			sxx[c] += float64(dot32(tp.w[c][y*w:(y+1)*w], x2, 1))
+			sxt[c] += float64(dot32(tp.wt[va][c][y*w:(y+1)*w], x, 1))
+			stt[c] += tp.stt[va][c][y]
+			if c == 2 {
+				n += 3 * w
+			}
 		}
 	}
 	if n == 0 {
-		f.d = math.Inf(1)
-		return f
+		return partFit{}
 	}
-	// Every part must match: the class's distance is its worse part's (the suit symbol of the
-	// A♠ and the A♣ differ in the index, their big pips on the face).
-	f.d = max(nanZero(f.dIdx), nanZero(f.dFace))
-	_ = total
-	return f
-}
-
-// minFaceCells: a face seen over fewer cells (a row of them: a quarter of the card's width) is
-// not compared.
-const minFaceCells = faceScale / faceCell
-
-// fitAll measures every view against a frame: the index is searched for the shift at which the
-// best-fitting views fit best, then every view is measured at that shift. It returns the fits,
-// best first.
-func (m *model) fitAll(d *desc, s *scratch, useFace bool, out []fit) []fit {
-	out = out[:0]
-	if useFace {
-		m.faceBlock(d, s)
+	var out partFit
+	out.n = n
+	for c := range 3 {
+		g := 1.0
+		if stt[c] > 0 {
+			g = min(gainMax, max(gainMin, sxt[c]/stt[c]))
+		}
+		out.gain[c] = g
+		out.chi += max(0, sxx[c]-2*g*sxt[c]+g*g*stt[c])
 	}
-	if d.idxOK {
-		type cand struct {
-			v int
-			d float64
-		}
-		best := make([]cand, len(m.views))
-		for i := range best {
-			best[i] = cand{i, math.Inf(1)}
-		}
-		s.level = nLevels / 2
-		for dy := -2; dy <= 2; dy += 2 {
-			for dx := -2; dx <= 2; dx += 2 {
-				m.indexBlock(d, dx, dy, s)
-				for v := range m.views {
-					if f := m.score(d, v, s, false); f.d < best[v].d {
-						best[v].d = f.d
-					}
-				}
-			}
-		}
-		sort.Slice(best, func(i, j int) bool { return best[i].d < best[j].d })
-		bx, by, bl, bd := 0, 0, 0, math.Inf(1)
-		for dy := -idxShift; dy <= idxShift; dy++ {
-			for dx := -idxShift; dx <= idxShift; dx++ {
-				m.indexBlock(d, dx, dy, s)
-				for l := range nLevels {
-					s.level = l
-					for _, c := range best[:min(len(best), topViews)] {
-						if f := m.score(d, c.v, s, false); f.d < bd {
-							bx, by, bl, bd = dx, dy, l, f.d
-						}
-					}
-				}
-			}
-		}
-		m.indexBlock(d, bx, by, s)
-		s.level = bl
-	}
-	for v := range m.views {
-		out = append(out, m.score(d, v, s, useFace))
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].d < out[j].d })
 	return out
 }
 
-// topViews is how many of the best-fitting views the fine shift search looks at.
-const topViews = 6
-
-// templateCells makes a template's cells from its block (rw values a row) and marks its plain
-// cells: those with less ink than plainShare of a card's inked cell.
-func templateCells(v []float32, rw, w, h, cw, ch int, ink float64) cells {
-	var c cells
-	c.layout(v, rw, 0, 0, w, h, cw, ch)
-	c.plain = make([]bool, c.n)
-	for i := range c.plain {
-		c.plain[i] = c.st[i].energy(c.per) < plainShare*ink
-	}
-	return c
+// cand is one way a class can be what the frame shows: the view compared with the frame's end
+// 0 (all its parts), and on the table the view compared with the frame's end 1 (its corners).
+type cand struct {
+	class int
+	a, b  int // views; b is -1 in the shoe
 }
 
-// plainShare: a template cell holding less ink than this share of a card's inked cell is paper:
-// it is measured by the frame's ink there, not by a correlation that noise alone would make.
-const plainShare = 0.05
+// candFit is a candidate's fit: its distance, and how it was reached.
+type candFit struct {
+	cand
+	d       float64
+	variant int
+	shift   [2 * nParts][2]int
+	gain    [2 * nParts]gains
+	refined bool
+}
 
-func nanZero(v float64) float64 {
-	if math.IsNaN(v) {
-		return 0
+// slots lists a candidate's slots: the parts of view a against end 0, the corners of view b
+// against end 1.
+func (c cand) slots() []slot {
+	s := []slot{{0, c.a, cornerL}, {0, c.a, cornerR}, {0, c.a, face}}
+	if c.b >= 0 {
+		s = append(s, slot{1, c.b, cornerL}, slot{1, c.b, cornerR})
+	}
+	return s
+}
+
+// candidates lists every candidate of the model for n frame ends.
+func (m *model) candidates(n int) []cand {
+	var out []cand
+	other := map[[2]int]int{}
+	for i, v := range m.views {
+		other[[2]int{v.class, v.end}] = i
+	}
+	for i, v := range m.views {
+		c := cand{class: v.class, a: i, b: -1}
+		if o, ok := other[[2]int{v.class, 1 - v.end}]; ok && n == 2 {
+			c.b = o
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// measure fits candidate c at the given shifts and variant.
+func (m *model) measure(ends []frameEnd, c *candFit, va int) (float64, [2 * nParts]gains) {
+	var chi float64
+	var gs [2 * nParts]gains
+	n := 0
+	for i, s := range c.slots() {
+		pf := m.fitPart(&ends[s.end], &m.views[s.view].parts[s.part], s.part, va, c.shift[i][0], c.shift[i][1])
+		chi += pf.chi
+		n += pf.n
+		gs[i] = pf.gain
+	}
+	if n == 0 {
+		return math.Inf(1), gs
+	}
+	return chi / float64(n), gs
+}
+
+// refineShift searches slot i of candidate c for its best shift at variant va: a coarse grid,
+// then each neighbour of its best point.
+func (m *model) refineShift(ends []frameEnd, c *candFit, i int, va int) {
+	s := c.slots()[i]
+	tp := &m.views[s.view].parts[s.part]
+	f := &ends[s.end]
+	r := cornerShift
+	if s.part == face {
+		r = faceShift
+	}
+	best := [2]int{}
+	bv := math.Inf(1)
+	try := func(dx, dy int) {
+		pf := m.fitPart(f, tp, s.part, va, dx, dy)
+		if pf.n > 0 && pf.chi/float64(pf.n) < bv {
+			bv, best = pf.chi/float64(pf.n), [2]int{dx, dy}
+		}
+	}
+	step := 1
+	if r >= 3 {
+		step = 2
+	}
+	for dy := -r; dy <= r; dy += step {
+		for dx := -r; dx <= r; dx += step {
+			try(dx, dy)
+		}
+	}
+	if step > 1 {
+		b0 := best
+		for dy := -1; dy <= 1; dy++ {
+			for dx := -1; dx <= 1; dx++ {
+				if (dx != 0 || dy != 0) && abs(b0[0]+dx) <= r && abs(b0[1]+dy) <= r {
+					try(b0[0]+dx, b0[1]+dy)
+				}
+			}
+		}
+	}
+	c.shift[i] = best
+}
+
+func abs(v int) int {
+	if v < 0 {
+		return -v
 	}
 	return v
+}
+
+// refineTop is how many of the best-fitting candidates are searched for their shifts and blur:
+// the others keep the fit of their parts where the outline puts them, at the middle blur.
+const refineTop = 8
+
+// fit scores every class against the frame's ends (one in the shoe, two on the table): each
+// class's distance (+Inf where no candidate could be compared) and every candidate's fit, best
+// first.
+func (m *model) fit(ends []frameEnd, cands []cand, fits []candFit, dist []float64) []candFit {
+	mid := len(m.variants) / 2
+	fits = fits[:0]
+	for _, c := range cands {
+		cf := candFit{cand: c, variant: mid}
+		cf.d, cf.gain = m.measure(ends, &cf, mid)
+		fits = append(fits, cf)
+	}
+	sort.Slice(fits, func(i, j int) bool { return fits[i].d < fits[j].d })
+	for k := range min(refineTop, len(fits)) {
+		cf := &fits[k]
+		for i := range cf.slots() {
+			m.refineShift(ends, cf, i, mid)
+		}
+		cf.d, cf.gain = m.measure(ends, cf, mid)
+		for va := range m.variants {
+			if va == mid {
+				continue
+			}
+			if d, g := m.measure(ends, cf, va); d < cf.d {
+				cf.d, cf.gain, cf.variant = d, g, va
+			}
+		}
+		cf.refined = true
+	}
+	sort.Slice(fits, func(i, j int) bool { return fits[i].d < fits[j].d })
+	for i := range dist {
+		dist[i] = math.Inf(1)
+	}
+	for _, f := range fits {
+		dist[f.class] = min(dist[f.class], f.d)
+	}
+	return fits
+}
+
+// deltas measures how far each class's template is from every other's: the distance the
+// class's template, compared sharp and where the outline puts it, would give a frame that is
+// the other class's template. On the shoe, the larger of the two ends' (a frame shows one end;
+// the larger is the stricter yardstick); on the table, the whole card.
+func (m *model) deltas() [][]float64 {
+	n := len(m.classes)
+	out := make([][]float64, n)
+	for i := range out {
+		out[i] = make([]float64, n)
+	}
+	byKey := map[[2]int]int{}
+	for i, v := range m.views {
+		byKey[[2]int{v.class, v.end}] = i
+	}
+	dist := func(a, b int, e int) float64 {
+		va, okA := byKey[[2]int{a, e}]
+		vb, okB := byKey[[2]int{b, e}]
+		if !okA || !okB {
+			return math.NaN()
+		}
+		var chi float64
+		cnt := 0
+		add := func(va, vb int, p partID) {
+			ta, tb := &m.views[va].parts[p], &m.views[vb].parts[p]
+			if ta.ignored || tb.ignored {
+				return
+			}
+			w := ta.width
+			// t_b − t_a: the weighted templates divided by their weights give the values.
+			for y := range ta.rows {
+				if !m.support[p][y] || !ta.known[y] || !tb.known[y] {
+					continue
+				}
+				for c := range 3 {
+					for i := y * w; i < (y+1)*w; i++ {
+						x := float64(tb.wt[0][c][i]) / float64(tb.w[c][i])
+						t := float64(ta.wt[0][c][i]) / float64(ta.w[c][i])
+						chi += float64(ta.w[c][i]) * (x - t) * (x - t)
+					}
+				}
+				cnt += 3 * w
+			}
+		}
+		for p := range nParts {
+			add(va, vb, p)
+		}
+		o1, ok1 := byKey[[2]int{a, 1 - e}]
+		o2, ok2 := byKey[[2]int{b, 1 - e}]
+		if m.table && ok1 && ok2 {
+			add(o1, o2, cornerL)
+			add(o1, o2, cornerR)
+		}
+		if cnt == 0 {
+			return math.NaN()
+		}
+		return chi / float64(cnt)
+	}
+	for a := range n {
+		for b := range n {
+			if a == b {
+				continue
+			}
+			d0, d1 := dist(a, b, 0), dist(a, b, 1)
+			switch {
+			case math.IsNaN(d0) && math.IsNaN(d1):
+				out[a][b] = math.NaN()
+			case math.IsNaN(d1) || m.table:
+				out[a][b] = d0
+			case math.IsNaN(d0):
+				out[a][b] = d1
+			default:
+				out[a][b] = max(d0, d1)
+			}
+		}
+	}
+	// Symmetric: the mean of the two ways round (each weighted by its own class's noise).
+	for a := range n {
+		for b := range a {
+			d := (out[a][b] + out[b][a]) / 2
+			out[a][b], out[b][a] = d, d
+		}
+	}
+	return out
+}
+
+// float32Bytes is v's memory as bytes (for an OpenCV Mat made from it).
+func float32Bytes(v []float32) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v))
+}
+
+// cornerDelta is how far class b's corners are from class a's at end 0 (as deltas measures,
+// the corner parts only): two cards alike at the corners can be told apart by their faces
+// only.
+func (m *model) cornerDelta(a, b int) float64 {
+	va, vb := -1, -1
+	for i, v := range m.views {
+		if v.end == 0 && v.class == a {
+			va = i
+		}
+		if v.end == 0 && v.class == b {
+			vb = i
+		}
+	}
+	if va < 0 || vb < 0 {
+		return math.NaN()
+	}
+	var chi float64
+	cnt := 0
+	for _, p := range []partID{cornerL, cornerR} {
+		ta, tb := &m.views[va].parts[p], &m.views[vb].parts[p]
+		w := ta.width
+		for y := range ta.rows {
+			if !m.support[p][y] {
+				continue
+			}
+			for c := range 3 {
+				for i := y * w; i < (y+1)*w; i++ {
+					x := float64(tb.wt[0][c][i]) / float64(tb.w[c][i])
+					t := float64(ta.wt[0][c][i]) / float64(ta.w[c][i])
+					chi += float64(ta.w[c][i]) * (x - t) * (x - t)
+				}
+			}
+			cnt += 3 * w
+		}
+	}
+	return chi / float64(max(cnt, 1))
 }

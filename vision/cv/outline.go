@@ -19,8 +19,8 @@ type Outline struct {
 	// bottom-left, the top being the end the index is read at. In the shoe's reader window the
 	// card runs off the bottom of the frame: its bottom corners are where its sides leave it.
 	Corners [4]image.Point
-	// Index is the index corner the recognizer compares (the top-left corner of the card), in
-	// the same order.
+	// Index is the top-left corner part the recognizer compares (where most designs print the
+	// index; the top-right one is compared too), in the same order.
 	Index [4]image.Point
 	// WidthPx is the card's width across its top, in pixels.
 	WidthPx float64
@@ -77,8 +77,9 @@ func FindCard(frame gocv.Mat, view vision.View) (Outline, error) {
 		return Outline{}, fmt.Errorf("vision: FindCard: unknown view %v", view)
 	}
 	o.WidthPx = p.widthPx
-	// The index block as describe samples it: idxW × idxH fine pixels from the card's corner.
-	u, v := float64(idxW)/fineScale, float64(idxH)/fineScale
+	// The left corner part as the model compares it: cornerW × cornerH fine pixels from the
+	// card's corner.
+	u, v := float64(cornerW)/fineScale, float64(cornerH)/fineScale
 	for i, c := range [4][2]float64{{0, 0}, {u, 0}, {u, v}, {0, v}} {
 		o.Index[i] = pt(p.at(c[0], c[1]))
 	}

@@ -22,18 +22,22 @@ type perturbation struct {
 	tint                 [3]float64 // B, G, R
 	gradient, gradAngle  float64
 	motion, focus, noise float64 // pixels (vertical motion blur length), sigma, sigma
-	jpeg                 int
+	// coarse is how much coarser the sensor is (the frame taken at 1/coarse the resolution and
+	// scaled back up); sharpen the amount of a camera's unsharp mask.
+	coarse, sharpen float64
+	jpeg            int
 }
 
 // The perturbations' ranges: a shoe's reader sees a card turned up to 4°, blurred by up to
 // 9 pixels of motion and out of focus by a Gaussian of up to about 2.5 pixels, the card nearer or
-// farther by a few percent; these go past that.
+// farther by a few percent, lit unevenly, noisy and compressed; these go well past that (the
+// rule is derived from frames harsher than the field's).
 const (
-	pertAngle  = 5.0  // degrees either way
-	pertScale  = 0.08 // of the card's size either way
+	pertAngle  = 6.0  // degrees either way
+	pertScale  = 0.10 // of the card's size either way
 	pertShift  = 6.0  // pixels either way
-	pertMotion = 10.0 // pixels of motion blur along the slide
-	pertFocus  = 3.0  // sigma, pixels, of the focus blur
+	pertMotion = 14.0 // pixels of motion blur along the slide
+	pertFocus  = 4.0  // sigma, pixels, of the focus blur
 )
 
 // randomPerturbation draws one perturbation.
@@ -44,16 +48,18 @@ func randomPerturbation(rng *rand.Rand) perturbation {
 		scale:     1 + u(-pertScale, pertScale),
 		dx:        u(-pertShift, pertShift),
 		dy:        u(-pertShift, pertShift),
-		gain:      u(0.6, 1.25),
-		gradient:  u(0, 0.4),
+		gain:      u(0.5, 1.4),
+		gradient:  u(0, 0.6),
 		gradAngle: u(0, 2*math.Pi),
 		motion:    u(0, pertMotion),
 		focus:     u(0, pertFocus),
-		noise:     u(1, 6),
-		jpeg:      55 + rng.IntN(41),
+		noise:     u(1, 10),
+		coarse:    u(1, 1.6),
+		sharpen:   u(0, 0.8),
+		jpeg:      40 + rng.IntN(56),
 	}
 	for i := range p.tint {
-		p.tint[i] = u(0.85, 1.15)
+		p.tint[i] = u(0.8, 1.2)
 	}
 	return p
 }
@@ -101,6 +107,14 @@ func (p *perturber) applyTo(src gocv.Mat, dst *gocv.Mat, q perturbation, centre,
 	}
 	if q.focus > 0.2 {
 		gocv.GaussianBlur(p.a, &p.a, image.Pt(0, 0), q.focus, q.focus, gocv.BorderReplicate)
+	}
+	if q.coarse > 1.05 {
+		gocv.Resize(p.a, &p.b, image.Pt(int(float64(w)/q.coarse), int(float64(h)/q.coarse)), 0, 0, gocv.InterpolationArea)
+		gocv.Resize(p.b, &p.a, image.Pt(w, h), 0, 0, gocv.InterpolationLinear)
+	}
+	if q.sharpen > 0.05 {
+		gocv.GaussianBlur(p.a, &p.b, image.Pt(0, 0), 1, 1, gocv.BorderReplicate)
+		gocv.AddWeighted(p.a, 1+q.sharpen, p.b, -q.sharpen, 0, &p.a)
 	}
 	// The light: gain, tint and a linear fall-off, as one factor per pixel and channel; then
 	// the sensor's noise.

@@ -3,6 +3,7 @@ package cv
 import (
 	"fmt"
 	"image"
+	"math"
 
 	"gocv.io/x/gocv"
 
@@ -11,54 +12,95 @@ import (
 )
 
 // geometry is the description geometry of this build; profiles of another are refused.
-var geometry = calibration.Geometry{FineScale: fineScale, FaceScale: faceScale, IndexW: idxW, IndexH: idxH}
+var geometry = calibration.Geometry{FineScale: fineScale, CornerW: cornerW, CornerH: cornerH, FaceScale: faceScale}
 
-// modelOf rebuilds the scoring model from a validated profile.
-func modelOf(p *calibration.VisionProfile) (*model, error) {
-	if p.Geometry != geometry {
-		return nil, fmt.Errorf("%w: made with description geometry %+v, this build uses %+v: recalibrate", calibration.ErrProfile, p.Geometry, geometry)
-	}
-	m := &model{faceRows: p.FaceRows, inkIdx: p.InkIndex, inkFace: p.InkFace, length: p.CardLength}
-	index := map[string]int{}
+// allClasses are the classes a profile may know, in the recognizer's order: the 52 cards, then
+// the back and the cut card.
+func allClasses() []string {
+	var out []string
 	for _, c := range card.Deck() {
-		index[c.String()] = len(m.classes)
-		m.classes = append(m.classes, c.String())
+		out = append(out, c.String())
 	}
-	for _, v := range p.Views {
-		if _, ok := index[v.Class]; !ok {
-			index[v.Class] = len(m.classes)
-			m.classes = append(m.classes, v.Class)
-		}
-	}
-	for _, v := range p.Views {
-		vw := view{class: index[v.Class], end: v.End, plain: v.Plain, hasIdx: len(v.Index) > 0 || v.Plain}
-		idx := make([]float32, idxW*idxH*3)
-		if len(v.Index) > 0 {
-			idx = calibration.Floats(v.Index)
-		}
-		m.views = append(m.views, newView(vw, idx, calibration.Floats(v.Face), v.FaceRows, p.InkIndex, p.InkFace))
-	}
-	if p.Source == "shoe" && p.Passes == 1 {
-		m.addTurned()
-	}
-	m.link()
-	m.learnParts()
-	return m, nil
+	return append(out, classBack, classCut)
 }
 
-// profileViews writes a model's views into profile form, with each view's calibration band.
-func profileViews(m *model, bands map[int]gocv.Mat) ([]calibration.VisionView, error) {
-	var out []calibration.VisionView
-	for i, v := range m.views {
-		if v.made {
-			continue // made again from the profile's card length when it is loaded
+// templatesOf decodes a validated profile's templates, in allClasses order (nil: not known).
+func templatesOf(p *calibration.VisionProfile) ([]string, []*cardTemplate, error) {
+	if p.Geometry != geometry {
+		return nil, nil, fmt.Errorf("%w: made with description geometry %+v, this build uses %+v: recalibrate", calibration.ErrProfile, p.Geometry, geometry)
+	}
+	classes := allClasses()
+	out := make([]*cardTemplate, len(classes))
+	for _, pt := range p.Templates {
+		t := newTemplate(pt.Rows)
+		for i, b := range pt.Card {
+			t.v[i] = float32(float64(int8(b)) * pt.Scale)
 		}
-		pv := calibration.VisionView{Class: m.classes[v.class], End: v.end, Plain: v.plain, FaceRows: v.faceRows}
-		if v.hasIdx && !v.plain {
-			pv.Index = calibration.FloatBytes(rowMajor(&v.idx[0], idxW, idxCW, idxCH))
+		for _, k := range pt.Known {
+			for y := k[0]; y <= k[1]; y++ {
+				t.known[y] = true
+			}
 		}
-		pv.Face = calibration.FloatBytes(rowMajor(&v.face, faceScale, faceCell, faceCell))
-		if b, ok := bands[i]; ok && !b.Empty() {
+		for i, c := range classes {
+			if c == pt.Class {
+				out[i] = t
+			}
+		}
+	}
+	return classes, out, nil
+}
+
+// noiseOf reads a rule's noise models.
+func noiseOf(r calibration.VisionRule) [nParts]noiseModel {
+	var out [nParts]noiseModel
+	for i, n := range r.Noise {
+		if i < int(nParts) {
+			out[i] = noiseModel{sigma0: n.Sigma0, kappa: n.Kappa}
+		}
+	}
+	return out
+}
+
+// noiseRecord writes noise models in profile form.
+func noiseRecord(nm [nParts]noiseModel) []calibration.NoiseModel {
+	out := make([]calibration.NoiseModel, nParts)
+	for p := range nParts {
+		out[p] = calibration.NoiseModel{Part: partNames[p], Sigma0: round6(nm[p].sigma0), Kappa: round6(nm[p].kappa)}
+	}
+	return out
+}
+
+// profileTemplates writes templates in profile form (each value a signed byte times the
+// template's scale), with the calibration bands of each class.
+func profileTemplates(classes []string, templates []*cardTemplate, bands map[int][]gocv.Mat) ([]calibration.VisionTemplate, error) {
+	var out []calibration.VisionTemplate
+	for c, t := range templates {
+		if t == nil {
+			continue
+		}
+		peak := 0.0
+		for _, v := range t.v {
+			peak = max(peak, math.Abs(float64(v)))
+		}
+		scale := max(peak, 1e-3) / 127
+		pt := calibration.VisionTemplate{Class: classes[c], Rows: t.rows, Scale: scale, Card: make([]byte, len(t.v))}
+		for i, v := range t.v {
+			pt.Card[i] = byte(int8(max(-127, min(127, math.Round(float64(v)/scale)))))
+		}
+		for y := 0; y < t.rows; y++ {
+			if !t.known[y] {
+				continue
+			}
+			if n := len(pt.Known); n > 0 && pt.Known[n-1][1] == y-1 {
+				pt.Known[n-1][1] = y
+			} else {
+				pt.Known = append(pt.Known, [2]int{y, y})
+			}
+		}
+		for _, b := range bands[c] {
+			if b.Empty() {
+				continue
+			}
 			small := gocv.NewMat()
 			gocv.Resize(b, &small, image.Pt(b.Cols()/2, b.Rows()/2), 0, 0, gocv.InterpolationArea)
 			enc, err := gocv.IMEncode(gocv.PNGFileExt, small)
@@ -66,23 +108,10 @@ func profileViews(m *model, bands map[int]gocv.Mat) ([]calibration.VisionView, e
 			if err != nil {
 				return nil, err
 			}
-			pv.Band = append([]byte(nil), enc.GetBytes()...)
+			pt.Bands = append(pt.Bands, append([]byte(nil), enc.GetBytes()...))
 			enc.Close()
 		}
-		out = append(out, pv)
+		out = append(out, pt)
 	}
 	return out, nil
-}
-
-// rowMajor lays a block's cells out row by row again (w pixels wide, in cells of cw × ch).
-func rowMajor(c *cells, w, cw, ch int) []float32 {
-	out := make([]float32, len(c.v))
-	rw := w * 3
-	for i := range c.n {
-		cx, cy := i%c.cols, i/c.cols
-		for y := range ch {
-			copy(out[(cy*ch+y)*rw+cx*cw*3:][:cw*3], c.v[i*c.per+y*cw*3:][:cw*3])
-		}
-	}
-	return out
 }

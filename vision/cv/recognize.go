@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -24,29 +25,22 @@ type Recognizer struct {
 	view vision.View
 	m    *model
 	rule calibration.VisionRule
-	// face says whether the face is compared as well as the index: whenever calibration knows
-	// it at both ends of every card (two passes, or photographs of whole cards), and on the
-	// table, where both ends are in view.
-	face bool
 
 	sc    *scanner
 	tf    *tableFinder
 	d     *describer
 	f     gocv.Mat // the table frame, float
-	s     scratch
 	descs [2]desc
-	fits  []fit
-	// delta[l][a][b]: how unlike class a's template is class b's at blur level l (see decide);
-	// nearest[l][c]: the class nearest class c, and near[l][c] its δ.
-	delta   [nLevels][][]float64
-	nearest [nLevels][]int
-	near    [nLevels][]float64
+	ends  [2]frameEnd
+	cands []cand
+	fits  []candFit
+	dist  []float64
 }
 
 var _ vision.Judge = (*Recognizer)(nil)
 
 // ErrView is wrapped when a profile cannot read a view (a profile made from photographs has no
-// reader-window thresholds).
+// reader-window rule).
 var ErrView = errors.New("vision: the profile cannot read this view")
 
 // New makes a recognizer of view frames from a validated profile.
@@ -58,13 +52,23 @@ func New(p *calibration.VisionProfile, view vision.View) (*Recognizer, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: %s frames (the profile was calibrated from %s frames; calibrate again from %s frames)", ErrView, view, p.Source, view)
 	}
-	m, err := modelOf(p)
+	classes, templates, err := templatesOf(p)
 	if err != nil {
 		return nil, err
 	}
-	r := &Recognizer{p: p, view: view, m: m, rule: rule, face: rule.Face, sc: newScanner(), tf: newTableFinder(), d: newDescriber(), f: gocv.NewMat()}
-	r.dissimilarities()
-	return r, nil
+	m := newModel(classes, templates, p.CardLength, noiseOf(rule), view == vision.Table)
+	return newRecognizer(p, view, m, rule), nil
+}
+
+func newRecognizer(p *calibration.VisionProfile, view vision.View, m *model, rule calibration.VisionRule) *Recognizer {
+	r := &Recognizer{p: p, view: view, m: m, rule: rule, sc: newScanner(), tf: newTableFinder(), d: newDescriber(), f: gocv.NewMat()}
+	n := 1
+	if view == vision.Table {
+		n = 2
+	}
+	r.cands = m.candidates(n)
+	r.dist = make([]float64, len(m.classes))
+	return r
 }
 
 // Close releases the recognizer's Mats. It is idempotent.
@@ -134,13 +138,13 @@ func (r *Recognizer) read(frame gocv.Mat, explain bool) (vision.Result, *Trace, 
 		res.Elapsed = time.Since(start)
 		return res, tr, nil
 	}
-	dist, level := r.classDist(n)
-	res, dec := r.decide(dist, level)
-	res.Evidence = &vision.Evidence{Dist: dist, Fits: dec.Relative <= r.rule.MaxRelative, Level: level}
+	dist := r.classDist(n)
+	res, dec := r.decide(dist)
+	res.Evidence = &vision.Evidence{Dist: slices.Clone(dist), Fits: dec.Distance <= r.rule.MaxDistance}
 	res.Elapsed = time.Since(start)
 	if tr != nil {
 		tr.Decision = dec
-		tr.top(r.m.classes, dist, func(c int) float64 { return r.relative(c, dist[c], level) })
+		tr.top(r.m, r.fits, dist, func(c int) float64 { return r.lead(dec.best, c, dist) })
 	}
 	return res, tr, nil
 }
@@ -195,11 +199,15 @@ func (r *Recognizer) locate(frame gocv.Mat, tr *Trace) (int, error) {
 			p = lp
 		}
 	}
+	length := p.length
+	if r.m.length == 0 {
+		length = float64(r.m.faceRows*faceK) / fineScale
+	}
 	frame.ConvertTo(&r.f, gocv.MatTypeCV32FC3)
 	gocv.GaussianBlur(r.f, &r.f, image.Pt(0, 0), 0.7, 0.7, gocv.BorderReplicate)
 	q := p.turned()
 	for e, pp := range []*pose{&p, &q} {
-		if err := r.d.describe(r.f, pp, pp.length, &r.descs[e]); err != nil {
+		if err := r.d.describe(r.f, pp, length, &r.descs[e]); err != nil {
 			return 0, err
 		}
 	}
@@ -231,56 +239,23 @@ func (r *Recognizer) noCard(err error, tr *Trace) vision.Result {
 	return vision.Rejected(why, 0)
 }
 
-// classDist measures every class against the described ends (n of them), and returns the blur
-// level the frame was compared at.
-func (r *Recognizer) classDist(n int) ([]float64, int) {
-	m := r.m
-	dist := make([]float64, len(m.classes))
-	for i := range dist {
-		dist[i] = math.Inf(1)
+// classDist measures every class against the described ends (n of them): each class's
+// distance D, +Inf where no view of it could be compared.
+func (r *Recognizer) classDist(n int) []float64 {
+	for e := range n {
+		r.ends[e].load(&r.descs[e])
 	}
-	if n == 1 {
-		r.fits = m.fitAll(&r.descs[0], &r.s, r.face, r.fits)
-		for _, f := range r.fits {
-			c := m.views[f.view].class
-			dist[c] = min(dist[c], f.d)
-		}
-		return dist, r.s.level
-	}
-	// The table: both ends of the card are in view. Where calibration knows both ends of a
-	// class, each end of the frame is compared with one of them (the two ways round); else each
-	// end of the frame with the one known.
-	var per [2][]float64
-	level := nLevels - 1
-	for e := range 2 {
-		per[e] = make([]float64, len(m.views))
-		r.fits = m.fitAll(&r.descs[e], &r.s, r.face, r.fits)
-		level = min(level, r.s.level) // the sharper end's: the larger δ, the stricter lead
-		for _, f := range r.fits {
-			per[e][f.view] = f.d
-		}
-	}
-	for v := range m.views {
-		vw := &m.views[v]
-		c := vw.class
-		if o := m.other[v]; o >= 0 {
-			for e := range 2 {
-				dist[c] = min(dist[c], (per[e][v]+per[1-e][o])/2)
-			}
-			continue
-		}
-		dist[c] = min(dist[c], per[0][v], per[1][v])
-	}
-	return dist, level
+	r.fits = r.m.fit(r.ends[:n], r.cands, r.fits, r.dist)
+	return r.dist
 }
 
 // Judge decides a card passage from its frames' mean distances (vision.Combiner), by the rule
-// that decides one frame, at the frames' blur level (clamped to the recognizer's levels).
-func (r *Recognizer) Judge(dist []float64, level int) vision.Result {
+// that decides one frame.
+func (r *Recognizer) Judge(dist []float64) vision.Result {
 	if len(dist) != len(r.m.classes) {
 		return vision.Rejected(fmt.Sprintf("evidence of %d classes, the profile has %d", len(dist), len(r.m.classes)), 0)
 	}
-	res, _ := r.decide(dist, max(0, min(nLevels-1, level)))
+	res, _ := r.decide(dist)
 	return res
 }
 
@@ -288,75 +263,77 @@ func (r *Recognizer) Judge(dist []float64, level int) vision.Result {
 type Decision struct {
 	Best, Runner string  // the best-fitting class and the rival it leads least
 	Distance     float64 // the best class's distance
-	Relative     float64 // that distance as a share of δ(best, nearest) (see decide)
-	Nearest      string  // the class whose template is nearest the best class's
 	Lead         float64 // its lead over the runner-up
 	Accepted     bool
 	Rule         string // the rule that decided, in words
-	MaxRelative  float64
+	MaxDistance  float64
 	MinLead      float64
+	best         int
 }
 
-// decide applies the one rule: the best-fitting class is the answer when its relative distance is
-// at most the profile's threshold and it leads every other class by at least the profile's
-// margin. Both are measured against δ(a, b), how far class b's template is from class a's (at
-// the frame's blur level):
+// lead is how far class a leads class b for a frame at distances dist: the difference of their
+// distances in units of its spread,
 //
-//	relative = D(best) / δ(best, nearest)
-//	lead     = (D(rival) − D(best)) / δ(best, rival)
+//	lead(a, b) = (D(b) − D(a)) / √(δ(a, b) · D(a))
 //
-// The relative distance is 0 at the best class's template and 1 as far from it as the nearest
-// other class's template is: a card with a near twin (A♠ and A♣ of one design) must fit its
-// template closely, a card unlike every other may fit it loosely, and a frame of a card the
-// profile does not hold fits no template within a share of its distance from the others. The
-// lead is 1 when the frame is the best class's template itself, 0 when it is as near the rival.
-// The runner-up is the rival led least.
-func (r *Recognizer) decide(dist []float64, level int) (vision.Result, Decision) {
-	dec := Decision{MaxRelative: r.rule.MaxRelative, MinLead: r.rule.MinLead}
-	best := -1
-	for c, d := range dist {
-		if !math.IsNaN(d) && !math.IsInf(d, 1) && (best < 0 || d < dist[best]) {
-			best = c
-		}
+// δ(a, b) being how far b's template is from a's. The difference of the two distances is, but
+// for a constant, the frame's position on the line between the two templates; the noise moves it
+// by an amount that grows as √δ (the more two templates differ, the more values the noise can
+// push either way) and as the frame's own misfit D(a) (a blurred, noisy frame fits its own
+// template worse, and wanders more). A frame that is a's template plus noise leads b by about
+// √δ/√D(a) in these units whatever the pair; two templates alike (δ 0) are never told apart.
+func (r *Recognizer) lead(a, b int, dist []float64) float64 {
+	return leadOf(r.m.delta, a, b, dist)
+}
+
+func leadOf(delta [][]float64, a, b int, dist []float64) float64 {
+	da, db := dist[a], dist[b]
+	switch {
+	case math.IsNaN(da) || math.IsInf(da, 1) || math.IsNaN(db):
+		return 0
+	case math.IsInf(db, 1):
+		return math.Inf(1) // b could not be compared at all: no rival
 	}
+	d := delta[a][b]
+	if math.IsNaN(d) || d <= 1e-9 {
+		return 0
+	}
+	return (db - da) / math.Sqrt(d*max(da, 1e-9))
+}
+
+// decide applies the one rule: the best-fitting class is the answer when its distance is at most
+// the profile's threshold and it leads every other class by at least the profile's margin;
+// otherwise the frame is rejected, naming the best class and the rival it leads least.
+func (r *Recognizer) decide(dist []float64) (vision.Result, Decision) {
+	dec := Decision{MaxDistance: r.rule.MaxDistance, MinLead: r.rule.MinLead, best: -1}
+	best, lead := bestAndRunner(dist, r.lead)
 	if best < 0 {
 		dec.Rule = "rejected: no class could be measured"
 		return vision.Rejected("no class could be measured", 0), dec
 	}
-	runner, lead := -1, math.Inf(1)
-	for c, d := range dist {
-		if c == best || math.IsNaN(d) {
-			continue
-		}
-		// A class the frame could not be compared with (its index out of the frame, a face
-		// the template has too little of) is not ruled out: the frame cannot tell it apart.
-		l := 0.0
-		if dl := r.delta[level][best][c]; !math.IsInf(d, 1) && dl > 0 {
-			l = (d - dist[best]) / dl
-		}
-		if l < lead {
-			runner, lead = c, l
+	dec.best = best
+	runner := -1
+	for c := range dist {
+		if c != best && !math.IsNaN(dist[c]) && r.lead(best, c, dist) == lead {
+			runner = c
+			break
 		}
 	}
 	dec.Best, dec.Distance, dec.Lead = r.m.classes[best], dist[best], lead
-	dec.Relative = r.relative(best, dist[best], level)
-	if n := r.nearest[level][best]; n >= 0 {
-		dec.Nearest = r.m.classes[n]
-	}
 	if runner >= 0 {
 		dec.Runner = r.m.classes[runner]
 	}
-	conf := max(0, min(1, lead))
+	conf := max(0, min(1, lead/(2*max(r.rule.MinLead, 1e-9))))
 	switch {
-	case dec.Relative > r.rule.MaxRelative:
-		dec.Rule = fmt.Sprintf("rejected: the best class %s is at distance %.3f, %.2f of the way to %s's template, above the threshold %.2f: not a card of this deck as calibrated", dec.Best, dist[best], dec.Relative, dec.Nearest, r.rule.MaxRelative)
-		return vision.Rejected(fmt.Sprintf("nothing fits: best %s at relative distance %.2f (at most %.2f)", dec.Best, dec.Relative, r.rule.MaxRelative), conf), dec
+	case dist[best] > r.rule.MaxDistance:
+		dec.Rule = fmt.Sprintf("rejected: the best class %s is at distance %.3f, above the threshold %.3f: not a card of this deck as calibrated (runner-up %s)", dec.Best, dist[best], r.rule.MaxDistance, dec.Runner)
+		return vision.Rejected(fmt.Sprintf("nothing fits: best %s at distance %.2f (at most %.2f), runner-up %s", dec.Best, dist[best], r.rule.MaxDistance, dec.Runner), conf), dec
 	case lead < r.rule.MinLead:
 		dec.Rule = fmt.Sprintf("rejected: %s leads the runner-up %s by %.2f, under the margin %.2f", dec.Best, dec.Runner, lead, r.rule.MinLead)
 		return vision.Rejected(fmt.Sprintf("%s or %s: lead %.2f (at least %.2f)", dec.Best, dec.Runner, lead, r.rule.MinLead), conf), dec
 	}
 	dec.Accepted = true
-	dec.Rule = fmt.Sprintf("accepted: relative distance %.2f ≤ %.2f (distance %.3f, nearest %s) and lead %.2f over %s ≥ %.2f", dec.Relative, r.rule.MaxRelative, dist[best], dec.Nearest, lead, dec.Runner, r.rule.MinLead)
+	dec.Rule = fmt.Sprintf("accepted: distance %.3f ≤ %.3f and lead %.2f over %s ≥ %.2f", dist[best], r.rule.MaxDistance, lead, dec.Runner, r.rule.MinLead)
 	return resultOf(dec.Best, conf), dec
 }
 
@@ -381,91 +358,6 @@ const (
 	classBack = "BACK"
 )
 
-// dissimilarity measures how unlike each class's templates are every other's, as a frame would be
-// measured: the index blocks (and the faces, where compared) by 1 − their correlation, a plain
-// block against an inked one as 1, two plain blocks as 0.
-func (r *Recognizer) dissimilarities() {
-	for l := range nLevels {
-		r.delta[l], r.nearest[l], r.near[l] = r.dissimilarity(l)
-	}
-}
-
-func (r *Recognizer) dissimilarity(level int) ([][]float64, []int, []float64) {
-	m := r.m
-	n := len(m.classes)
-	out := make([][]float64, n)
-	for i := range out {
-		out[i] = make([]float64, n)
-		for j := range out[i] {
-			out[i][j] = math.Inf(1)
-		}
-	}
-	pair := func(a, b *view) float64 {
-		d, k := 0.0, 0
-		if a.hasIdx && b.hasIdx {
-			d += m.indexDist(&a.idx[level], &b.idx[level])
-			k++
-		}
-		if r.face {
-			rows := min(a.faceRows, b.faceRows)
-			if c1 := rows / faceCell * (faceScale / faceCell); c1 >= minFaceCells {
-				d += blockDist(&a.face, &b.face, 0, c1, m.inkFace)
-				k++
-			}
-		}
-		if k == 0 {
-			return math.Inf(1)
-		}
-		return d / float64(k)
-	}
-	for i := range m.views {
-		for j := range m.views {
-			a, b := &m.views[i], &m.views[j]
-			if a.class == b.class {
-				continue
-			}
-			d := pair(a, b)
-			if r.view == vision.Table {
-				if oa, ob := m.other[i], m.other[j]; oa >= 0 && ob >= 0 {
-					d = (d + pair(&m.views[oa], &m.views[ob])) / 2
-				}
-			}
-			out[a.class][b.class] = min(out[a.class][b.class], d)
-		}
-	}
-	nearest, near := nearestOf(out)
-	return out, nearest, near
-}
-
-// nearestOf returns, for each class, the class whose template is nearest its own (either way
-// round) and that δ: -1 and +Inf for a class alone.
-func nearestOf(delta [][]float64) ([]int, []float64) {
-	n := len(delta)
-	nearest, near := make([]int, n), make([]float64, n)
-	for a := range n {
-		nearest[a], near[a] = -1, math.Inf(1)
-		for b := range n {
-			if d := min(delta[a][b], delta[b][a]); b != a && d < near[a] {
-				nearest[a], near[a] = b, d
-			}
-		}
-	}
-	return nearest, near
-}
-
-// relative is class c's distance d as a share of δ(c, nearest): 0 at its template, 1 as far
-// from it as the nearest other class's template is.
-func (r *Recognizer) relative(c int, d float64, level int) float64 {
-	switch rc := r.near[level][c]; {
-	case math.IsInf(rc, 1):
-		return d // the only class: nothing to be mistaken for
-	case rc <= 0:
-		return math.Inf(1) // another class's template is this one's: never told apart
-	default:
-		return d / rc
-	}
-}
-
 // Trace says how a frame was read: the outline found, the classes that fit best, the threshold and
 // the margin, and the rule that decided. `sabot vision read --explain` prints it.
 type Trace struct {
@@ -480,14 +372,16 @@ type Trace struct {
 	peak     float32
 }
 
-// ClassFit is one class's distance and lead in a trace.
+// ClassFit is one class's fit in a trace: its distance, its lead (the best class's over it;
+// for the best class, its lead over the runner-up), and how its best view was compared.
 type ClassFit struct {
 	Class    string
 	Distance float64
-	Relative float64 // the distance as a share of δ(class, its nearest class)
+	Lead     float64
+	How      string
 }
 
-func (t *Trace) top(classes []string, dist []float64, relative func(int) float64) {
+func (t *Trace) top(m *model, fits []candFit, dist []float64, lead func(int) float64) {
 	idx := make([]int, 0, len(dist))
 	for i, d := range dist {
 		if !math.IsNaN(d) && !math.IsInf(d, 1) {
@@ -495,9 +389,40 @@ func (t *Trace) top(classes []string, dist []float64, relative func(int) float64
 		}
 	}
 	sort.Slice(idx, func(a, b int) bool { return dist[idx[a]] < dist[idx[b]] })
-	for _, i := range idx[:min(5, len(idx))] {
-		t.Top = append(t.Top, ClassFit{Class: classes[i], Distance: dist[i], Relative: relative(i)})
+	for k, i := range idx[:min(5, len(idx))] {
+		cf := ClassFit{Class: m.classes[i], Distance: dist[i]}
+		if k == 0 {
+			cf.Lead = t.Decision.Lead
+		} else {
+			cf.Lead = lead(i)
+		}
+		for _, f := range fits {
+			if f.class == i && f.d == dist[i] {
+				cf.How = m.describeFit(f)
+				break
+			}
+		}
+		t.Top = append(t.Top, cf)
 	}
+}
+
+// describeFit says how a candidate was compared: its end, blur and each part's shift and gain.
+func (m *model) describeFit(f candFit) string {
+	v := m.variants[f.variant]
+	var b strings.Builder
+	fmt.Fprintf(&b, "end %d, blur %d px along, %.1f px round;", m.views[f.a].end, v.motion, v.focus)
+	for i, s := range f.slots() {
+		name := partNames[s.part]
+		if s.end == 1 {
+			name = "far " + name
+		}
+		g := f.gain[i]
+		fmt.Fprintf(&b, " %s (%+d, %+d) gain %.2f %.2f %.2f;", name, f.shift[i][0], f.shift[i][1], g[0], g[1], g[2])
+	}
+	if !f.refined {
+		b.WriteString(" not searched (not among the best fitting)")
+	}
+	return strings.TrimSuffix(b.String(), ";")
 }
 
 // String prints the trace, one fact a line.
@@ -513,9 +438,13 @@ func (t *Trace) String() string {
 		fmt.Fprintf(&b, "; card width %.1f px\n", t.WidthPx)
 	}
 	for i, c := range t.Top {
-		fmt.Fprintf(&b, "  %d. %-4s distance %.3f, relative %.2f\n", i+1, c.Class, c.Distance, c.Relative)
+		if i == 0 {
+			fmt.Fprintf(&b, "  %d. %-4s distance %.3f, leads the runner-up by %.2f (%s)\n", i+1, c.Class, c.Distance, c.Lead, c.How)
+		} else {
+			fmt.Fprintf(&b, "  %d. %-4s distance %.3f, led by %.2f (%s)\n", i+1, c.Class, c.Distance, c.Lead, c.How)
+		}
 	}
-	fmt.Fprintf(&b, "rule: relative distance at most %.2f, lead at least %.2f (estimated false accepts %.1g a frame)\n", t.Rule.MaxRelative, t.Rule.MinLead, t.Rule.FalseAccept)
+	fmt.Fprintf(&b, "rule: distance at most %.3f, lead at least %.2f (estimated false accepts %.1g a frame)\n", t.Rule.MaxDistance, t.Rule.MinLead, t.Rule.FalseAccept)
 	fmt.Fprintf(&b, "decision: %s\n", t.Decision.Rule)
 	return b.String()
 }

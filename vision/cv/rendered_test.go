@@ -73,7 +73,7 @@ func recognizers(t testing.TB, p *calibration.VisionProfile) (*cv.Recognizer, *c
 
 // The floors below are the figures measured on this fixture less a margin for the renderer's
 // randomness; the wrong answers are none, always.
-var readFloor = map[string]float64{"shoe": 0.88, "table": 0.92, "none": 0.90}
+var readFloor = map[string]float64{"shoe": 0.80, "table": 0.92, "none": 0.90}
 
 func TestRenderedDeck(t *testing.T) {
 	dir, p := rendered(t)
@@ -121,8 +121,8 @@ func TestProfileRules(t *testing.T) {
 		if !ok {
 			t.Fatalf("no %s rule in the profile", v)
 		}
-		if r.MaxRelative <= 0 || r.MinLead <= 0 {
-			t.Errorf("%s rule: relative distance ≤ %g, lead ≥ %g: both must be positive", v, r.MaxRelative, r.MinLead)
+		if r.MaxDistance <= 0 || r.MinLead <= 0 {
+			t.Errorf("%s rule: distance ≤ %g, lead ≥ %g: both must be positive", v, r.MaxDistance, r.MinLead)
 		}
 		if r.FalseAccept <= 0 || r.FalseAccept > 1e-4 {
 			t.Errorf("%s rule: estimated false accepts %g a frame, want in (0, 1e-4]", v, r.FalseAccept)
@@ -186,7 +186,7 @@ func TestExplain(t *testing.T) {
 		}
 	}
 	s := tr.String()
-	for _, want := range []string{"view: shoe\n", "outline: ", "corners: (", "  1. 7h ", "  5. ", "rule: relative distance at most ", "decision: "} {
+	for _, want := range []string{"view: shoe\n", "outline: ", "corners: (", "  1. 7h ", "  5. ", "rule: distance at most ", "decision: "} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the trace lacks %q:\n%s", want, s)
 		}

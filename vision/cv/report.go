@@ -5,7 +5,7 @@ import (
 	"image"
 	"image/color"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	"gocv.io/x/gocv"
@@ -15,27 +15,37 @@ import (
 	"github.com/sabot-tables/sabot/vision"
 )
 
-// Report layout: each index template drawn at reportZoom, a tile per class holding one template
-// per end calibrated, 13 tiles across (ace to king) and a row per suit, then CUT and BACK.
+// Report layout: each class's template drawn reportWidth pixels a card width (the whole card
+// as calibration knows it, the rows it does not know grey), 13 tiles across (ace to king) and a
+// row per suit, then CUT and BACK.
 const (
-	reportZoom = 2
-	reportGap  = 4
-	reportCap  = 16 // the tile's caption
-	reportLine = 18 // a line of the header
+	reportWidth = 96
+	reportGap   = 6
+	reportCap   = 16 // the tile's caption
+	reportLine  = 18 // a line of the header
 )
 
-// WriteProfileReport draws what a profile learned, for the technician: every class's index
-// template (the corner it compares frames with, one per end calibrated: two with a turned pass),
-// 13 columns by rank and 4 rows by suit, then CUT and BACK (a plain card is drawn as calibration
-// saw it), under the profile's facts (ProfileFacts).
+// WriteProfileReport draws what a profile learned, for the technician: every class's template
+// (the whole card as the recognizer compares frames with it: its ink dark, paper light, the rows
+// calibration neither saw nor inferred grey; the two corner parts outlined), 13 columns by rank
+// and 4 rows by suit, then CUT and BACK, under the profile's facts (ProfileFacts).
 func WriteProfileReport(path string, p *calibration.VisionProfile) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	g := p.Geometry
-	tw, th := g.IndexW*reportZoom, g.IndexH*reportZoom
-	tileW := p.Passes*(tw+reportGap) + reportGap
-	tileH := th + reportGap + reportCap
+	classes, templates, err := templatesOf(p)
+	if err != nil {
+		return err
+	}
+	rows := 0
+	for _, t := range templates {
+		if t != nil {
+			rows = t.rows
+		}
+	}
+	tw := reportWidth
+	th := rows * reportWidth / fineScale
+	tileW, tileH := tw+2*reportGap, th+reportGap+reportCap
 	header := ProfileFacts(p)
 	// Wrap the header to the sheet's width (Hershey plain at scale 1 is about 9 pixels a
 	// character).
@@ -50,39 +60,36 @@ func WriteProfileReport(path string, p *calibration.VisionProfile) error {
 	for i, l := range lines {
 		gocv.PutText(&out, l, image.Pt(6, reportGap+(i+1)*reportLine-5), gocv.FontHersheyPlain, 1, color.RGBA{230, 230, 230, 0}, 1)
 	}
-	views := map[string][]calibration.VisionView{}
-	for _, v := range p.Views {
-		views[v.Class] = append(views[v.Class], v)
-	}
 	tile := gocv.NewMat()
 	defer tile.Close()
-	put := func(class string, col, row int) error {
-		x0, y0 := col*tileW, top+row*tileH
-		vs := views[class]
-		sort.Slice(vs, func(i, j int) bool { return vs[i].End < vs[j].End })
-		for _, v := range vs {
-			x := x0 + reportGap + v.End*(tw+reportGap)
-			if err := viewTile(p, v, tw, th, &tile); err != nil {
-				return fmt.Errorf("vision: report of %s: %w", class, err)
+	put := func(c, col, row int) error {
+		x0, y0 := col*tileW+reportGap, top+row*tileH+reportGap
+		caption := classes[c]
+		if t := templates[c]; t != nil {
+			if err := templateTile(t, tw, th, &tile); err != nil {
+				return fmt.Errorf("vision: report of %s: %w", classes[c], err)
 			}
-			roi := out.Region(image.Rect(x, y0+reportGap, x+tile.Cols(), y0+reportGap+tile.Rows()))
+			roi := out.Region(image.Rect(x0, y0, x0+tw, y0+th))
 			tile.CopyTo(&roi)
 			roi.Close()
-		}
-		caption := class
-		if len(vs) == 0 {
+			k := float64(tw) / fineScale
+			for _, x := range []int{0, cornerRX} {
+				r := image.Rect(x0+int(float64(x)*k), y0, x0+int(float64(x+cornerW)*k), y0+int(cornerH*k))
+				gocv.Rectangle(&out, r, color.RGBA{80, 160, 255, 0}, 1)
+			}
+		} else {
 			caption += " (not calibrated)"
 		}
-		gocv.PutText(&out, caption, image.Pt(x0+reportGap, y0+reportGap+th+reportCap-3), gocv.FontHersheyPlain, 1, color.RGBA{200, 200, 200, 0}, 1)
+		gocv.PutText(&out, caption, image.Pt(x0, y0+th+reportCap-3), gocv.FontHersheyPlain, 1, color.RGBA{200, 200, 200, 0}, 1)
 		return nil
 	}
-	for _, c := range card.Deck() {
-		if err := put(c.String(), int(c.Rank())-1, int(c.Suit())); err != nil {
+	for i, c := range card.Deck() {
+		if err := put(i, int(c.Rank())-1, int(c.Suit())); err != nil {
 			return err
 		}
 	}
 	for i, cl := range []string{classCut, classBack} {
-		if err := put(cl, i, 4); err != nil {
+		if err := put(slices.Index(classes, cl), i, 4); err != nil {
 			return err
 		}
 	}
@@ -124,12 +131,11 @@ func lengthText(l float64) string {
 	return fmt.Sprintf("card length %.3f card widths", l)
 }
 
-// ruleText words a view's rule: "relative distance ≤ 0.71 and lead ≥ 0.35; estimated false accepts
-// 2.0e-05 a frame (8000 impostor frames); read in calibration 97.1% (2120 perturbed frames, 0
-// wrong)".
+// ruleText words a view's rule: "distance ≤ 1.82 and lead ≥ 2.41; estimated false accepts
+// 9.5e-05 a frame; read in calibration 97.1% (2160 perturbed frames, 0 wrong)".
 func ruleText(r calibration.VisionRule) string {
-	return fmt.Sprintf("relative distance ≤ %.2f and lead ≥ %.2f; estimated false accepts %s a frame (%d impostor frames); read in calibration %.1f%% (%d perturbed frames, %d wrong)",
-		r.MaxRelative, r.MinLead, rate(r.FalseAccept), r.Impostors, 100*r.ReadRate, r.Samples, r.Wrong)
+	return fmt.Sprintf("distance ≤ %.3f and lead ≥ %.2f; estimated false accepts %s a frame; read in calibration %.1f%% (%d perturbed frames, %d wrong)",
+		r.MaxDistance, r.MinLead, rate(r.FalseAccept), 100*r.ReadRate, r.Samples, r.Wrong)
 }
 
 // rate prints a small rate as a person reads it: "0", "3.2e-05", "0.0012".
@@ -146,52 +152,31 @@ func rate(v float64) string {
 // ascii replaces what OpenCV's Hershey fonts cannot draw.
 var ascii = strings.NewReplacer("≤", "<=", "≥", ">=", "—", "-", "–", "-", "…", "...", "×", "x", "’", "'", "♠", "s", "♥", "h", "♦", "d", "♣", "c")
 
-// viewTile draws one calibrated end of a class into dst (8-bit BGR, tw × th): its index template,
-// its contrast stretched (a template is normalized: its mean taken away, unit norm), or, for a
-// plain card, the card as calibration saw it.
-func viewTile(p *calibration.VisionProfile, v calibration.VisionView, tw, th int, dst *gocv.Mat) error {
-	g := p.Geometry
-	if len(v.Index) == 0 {
-		if len(v.Band) == 0 {
-			grey := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(90, 90, 90, 0), th, tw, gocv.MatTypeCV8UC3)
-			defer grey.Close()
-			grey.CopyTo(dst)
-			return nil
-		}
-		m, err := gocv.IMDecode(v.Band, gocv.IMReadColor)
-		defer m.Close()
-		if err != nil || m.Empty() {
-			return fmt.Errorf("the calibration band does not decode")
-		}
-		// The band's top-left corner, as much of it as fills the tile.
-		big := gocv.NewMat()
-		defer big.Close()
-		s := float64(tw) / float64(m.Cols())
-		gocv.Resize(m, &big, image.Pt(tw, max(1, int(float64(m.Rows())*s))), 0, 0, gocv.InterpolationArea)
-		roi := big.Region(image.Rect(0, 0, tw, min(th, big.Rows())))
-		defer roi.Close()
-		roi.CopyTo(dst)
-		return nil
-	}
-	f := calibration.Floats(v.Index)
+// templateTile draws a template into dst (8-bit BGR, tw × th): the card's values about paper
+// grey, stretched by their spread, the rows not known mid grey.
+func templateTile(t *cardTemplate, tw, th int, dst *gocv.Mat) error {
 	ss := 0.0
-	for _, x := range f {
+	for _, x := range t.v {
 		ss += float64(x) * float64(x)
 	}
-	sd := math.Sqrt(ss / float64(len(f)))
+	sd := math.Sqrt(ss / float64(len(t.v)))
 	if sd == 0 {
 		sd = 1
 	}
-	px := make([]byte, len(f))
-	for i, x := range f {
-		px[i] = uint8(max(0, min(255, math.Round(160+48*float64(x)/sd))))
+	px := make([]byte, len(t.v))
+	for i, x := range t.v {
+		if !t.known[i/(fineScale*3)] {
+			px[i] = 90
+			continue
+		}
+		px[i] = uint8(max(0, min(255, math.Round(200+40*float64(x)/sd))))
 	}
-	m, err := gocv.NewMatFromBytes(g.IndexH, g.IndexW, gocv.MatTypeCV8UC3, px)
+	m, err := gocv.NewMatFromBytes(t.rows, fineScale, gocv.MatTypeCV8UC3, px)
 	if err != nil {
 		return err
 	}
 	defer m.Close()
-	gocv.Resize(m, dst, image.Pt(tw, th), 0, 0, gocv.InterpolationNearestNeighbor)
+	gocv.Resize(m, dst, image.Pt(tw, th), 0, 0, gocv.InterpolationArea)
 	return nil
 }
 

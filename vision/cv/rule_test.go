@@ -7,96 +7,125 @@ import (
 	"testing"
 
 	"github.com/sabot-tables/sabot/calibration"
-	"github.com/sabot-tables/sabot/shoe/card"
 	"github.com/sabot-tables/sabot/vision"
 )
 
-// The threshold is on the relative distance: one distance from the best class's template is
-// close enough for a card unlike every other and too far for a card with a near twin.
-func TestRelativeDistance(t *testing.T) {
-	r := &Recognizer{m: &model{classes: []string{"As", "Ac", "Kd"}}, rule: calibration.VisionRule{MaxRelative: 0.5, MinLead: 0.3}}
-	delta := [][]float64{
-		{math.Inf(1), 0.02, 0.40},
-		{0.02, math.Inf(1), 0.40},
-		{0.40, 0.40, math.Inf(1)},
-	}
-	for l := range nLevels {
-		r.delta[l] = delta
-		r.nearest[l], r.near[l] = nearestOf(delta)
-	}
+// The lead is the difference of two distances in units of its spread: a frame that is a's
+// template plus noise leads b by about √(δ/D(a)), whatever the pair.
+func TestLead(t *testing.T) {
+	delta := [][]float64{{0, 4, 0}, {4, 0, 1}, {0, 1, 0}}
 	for _, c := range []struct {
-		dist   []float64
-		want   string // the card, or the start of the rejection
-		reason string
+		a, b int
+		dist []float64
+		want float64
 	}{
-		{[]float64{0.45, 0.45, 0.05}, "Kd", ""},
-		{[]float64{0.05, 0.09, 0.45}, "", "nothing fits: best As at relative distance 2.50"},
-		{[]float64{0.005, 0.021, 0.40}, "As", ""},
-		{[]float64{0.005, 0.009, 0.40}, "", "As or Ac: lead 0.20"},
-		// A class the frame could not be compared with is not ruled out.
-		{[]float64{0.005, math.Inf(1), 0.40}, "", "As or Ac: lead 0.00"},
-		// A class taken out of the profile (NaN) is no rival.
-		{[]float64{0.005, math.NaN(), 0.40}, "As", ""},
+		{0, 1, []float64{1, 5, 9}, 2},                     // (5−1)/√(4·1)
+		{0, 1, []float64{4, 8, 9}, 1},                     // the same difference, a noisier frame: half the lead
+		{1, 2, []float64{9, 1, 2}, 1},                     // (2−1)/√(1·1)
+		{0, 2, []float64{1, 5, 9}, 0},                     // δ 0: two templates alike are never told apart
+		{0, 1, []float64{1, math.Inf(1), 9}, math.Inf(1)}, // a class not compared at all is no rival
+		{0, 1, []float64{1, math.NaN(), 9}, 0},            // nor one measured as nothing
+		{0, 1, []float64{math.Inf(1), math.Inf(1), 9}, 0}, // a best class not compared leads nothing
+		{1, 0, []float64{5, 1, 9}, 2},                     // symmetric in its arguments' roles
+		{0, 1, []float64{5, 1, 9}, -4 / math.Sqrt(20)},    // and negative when b fits better
 	} {
-		res, dec := r.decide(c.dist, 0)
-		switch {
-		case c.want != "" && (res.Kind != vision.Card || res.Card.String() != c.want):
-			t.Errorf("%v: %v (%s), want %s", c.dist, res, dec.Rule, c.want)
-		case c.want == "" && (res.Kind != vision.Reject || !strings.HasPrefix(res.Reason, c.reason)):
-			t.Errorf("%v: %v (%s), want rejected %q", c.dist, res, dec.Rule, c.reason)
+		if got := leadOf(delta, c.a, c.b, c.dist); got != c.want && !(math.IsInf(got, 1) && math.IsInf(c.want, 1)) {
+			t.Errorf("lead(%d, %d) at %v = %v, want %v", c.a, c.b, c.dist, got, c.want)
 		}
 	}
 }
 
-// A plain cell is measured against the frame's own ink: a card blurred or dimmed evenly is as
-// far from the plain cut card as it is sharp, and a plain card's noise stays near it.
-func TestPlainByOwnInk(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	newDesc := func(amp float64) *desc {
-		rows := fineScale + 2*fineMargin
-		d := &desc{fine: make([]float32, fineW*rows*3), fineRows: rows, face: make([]float32, faceScale*faceScale*3), faceRows: faceScale, idxOK: true}
-		for i := range d.fine {
-			d.fine[i] = float32(amp * rng.NormFloat64())
+// The rule accepts the best class when it fits within the threshold and leads every other
+// class by the margin, and otherwise says why, naming the runner-up.
+func TestDecide(t *testing.T) {
+	r := &Recognizer{m: &model{classes: []string{"As", "Ac", "Kd"}, delta: [][]float64{{0, 1, 9}, {1, 0, 9}, {9, 9, 0}}},
+		rule: calibration.VisionRule{MaxDistance: 2, MinLead: 0.5}}
+	for _, c := range []struct {
+		dist []float64
+		want string // the card, or the start of the rejection
+	}{
+		{[]float64{1, 3, 20}, "As"},                                     // leads Ac by (3−1)/√1 = 2
+		{[]float64{1, 1.3, 20}, "As or Ac: lead 0.30"},                  // too near its twin
+		{[]float64{3, 9, 20}, "nothing fits: best As at distance 3.00"}, // fits nothing well enough
+		{[]float64{20, 20, 0.5}, "Kd"},
+		{[]float64{1, math.NaN(), 20}, "As"}, // a class the profile does not hold is no rival
+		{[]float64{math.Inf(1), math.Inf(1), math.Inf(1)}, "no class could be measured"},
+	} {
+		res, dec := r.decide(c.dist)
+		got := res.Token()
+		if res.Kind == vision.Reject {
+			got = res.Reason
 		}
-		return d
-	}
-	classes := []string{}
-	var samples []sample
-	for i, c := range card.Deck() {
-		classes = append(classes, c.String())
-		d := newDesc(1)
-		samples = append(samples, sample{class: i, base: d, perturbed: []*desc{d}})
-	}
-	classes = append(classes, classBack, classCut)
-	m := learnModel(classes, samples, false)
-	var cut, own *view
-	for i := range m.views {
-		switch v := &m.views[i]; m.classes[v.class] {
-		case classCut:
-			cut = v
-		case "7h":
-			own = v
+		if !strings.HasPrefix(got, c.want) {
+			t.Errorf("%v: %q (%s), want %q", c.dist, got, dec.Rule, c.want)
 		}
 	}
-	dists := func(d *desc) (float64, float64) {
-		var s scratch
-		m.indexBlock(d, 0, 0, &s)
-		return m.indexDist(&s.idx, &cut.idx[0]), m.indexDist(&s.idx, &own.idx[0])
+}
+
+// The tail estimate counts where the trials are many enough, extrapolates beyond, and is never
+// under what was counted.
+func TestUpperTail(t *testing.T) {
+	s := make([]float64, 1000)
+	for i := range s {
+		s[i] = float64(i) / 1000
 	}
-	frame := samples[own.class].base
-	cut1, own1 := dists(frame)
-	dim := &desc{fine: make([]float32, len(frame.fine)), fineRows: frame.fineRows, idxOK: true}
-	for i, v := range frame.fine {
-		dim.fine[i] = 0.6 * v
+	if got := upperTail(s, 0.5); got != 0.5 {
+		t.Errorf("P(X ≥ 0.5) = %v, want 0.5 (counted)", got)
 	}
-	cut2, own2 := dists(dim)
-	if math.Abs(cut1-cut2) > 1e-6 || math.Abs(own1-own2) > 1e-6 {
-		t.Errorf("7h at 60%% of its ink: %.4f from the cut card and %.4f from its own template; at full ink %.4f and %.4f", cut2, own2, cut1, own1)
+	a, b := upperTail(s, 1.0), upperTail(s, 1.1)
+	if !(a > 0 && b > 0 && b < a && a < 0.011) {
+		t.Errorf("beyond the samples: P(≥1.0) = %v, P(≥1.1) = %v, want falling, under the top share", a, b)
 	}
-	if cut1 < 0.5 {
-		t.Errorf("7h is %.3f from the plain cut card, want at least 0.5", cut1)
+	// One sample far out: the estimate there is at least one in n.
+	s[999] = 5
+	if got := upperTail(s, 4.9); got < 1.0/1000 {
+		t.Errorf("P(X ≥ 4.9) = %v with one sample at 5 of 1000: under the count", got)
 	}
-	if c, _ := dists(newDesc(0.01)); c > 0.01 {
-		t.Errorf("a plain card's noise is %.4f from the cut card, want under 0.01", c)
+}
+
+// fitRule puts the margin past the leads other classes reached over the frames' own, so that
+// the estimated false accepts are under the target, and the threshold at the fitShare of the
+// own class's distances.
+func TestFitRule(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	delta := [][]float64{{0, 1, 9}, {1, 0, 9}, {9, 9, 0}}
+	lead := func(a, b int, d []float64) float64 { return leadOf(delta, a, b, d) }
+	var trials []trial
+	for i := range 3000 {
+		own := i % 3
+		d := make([]float64, 3)
+		for c := range d {
+			d[c] = math.Abs(1 + 0.2*rng.NormFloat64())
+			if c != own {
+				d[c] += delta[own][c]
+			}
+		}
+		trials = append(trials, trial{measured: true, own: own, dist: d})
+	}
+	ft := fitRule(trials, lead)
+	if ft.falseAccept > falseAcceptTarget || ft.minLead < 0 {
+		t.Fatalf("margin %v with estimated false accepts %v", ft.minLead, ft.falseAccept)
+	}
+	if max := ft.leads[len(ft.leads)-1]; ft.minLead <= max {
+		t.Errorf("margin %v under the largest lead another class reached, %v", ft.minLead, max)
+	}
+	if ft.wrong != 0 || ft.readRate < 0.5 {
+		t.Errorf("read %v, %d wrong", ft.readRate, ft.wrong)
+	}
+	own := 0
+	for _, tr := range trials {
+		if tr.dist[tr.own] <= ft.maxDist {
+			own++
+		}
+	}
+	if share := float64(own) / float64(len(trials)); math.Abs(share-fitShare) > 0.01 {
+		t.Errorf("the threshold passes %.3f of the frames' own distances, want %.2f", share, fitShare)
+	}
+	// A frame read as another class at a lead past any margin the others allow: the margin
+	// goes past it.
+	bad := trial{measured: true, own: 0, dist: []float64{1.2, 0.2, 12}}
+	ft2 := fitRule(append(trials, bad), lead)
+	if l := lead(1, 0, bad.dist); ft2.minLead <= l {
+		t.Errorf("margin %v, under the lead %v a wrong class reached", ft2.minLead, l)
 	}
 }
