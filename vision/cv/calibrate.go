@@ -340,6 +340,7 @@ func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOpti
 		viewsToRule = []vision.View{vision.Shoe, vision.Table}
 	}
 	p.Rules = map[string]calibration.VisionRule{}
+	var poor []string // notes on calibration frames its rule will often reject
 	for _, v := range viewsToRule {
 		table := v == vision.Table
 		var unit [nParts]noiseModel
@@ -388,11 +389,17 @@ func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOpti
 			MaxDistance: ft.maxDist, MinLead: ft.minLead, Noise: noiseRecord(noise),
 			FalseAccept: ft.falseAccept, ReadRate: ft.readRate, Samples: ft.samples, Wrong: ft.wrong,
 		}
+		// A calibration frame whose own perturbed frames mostly fit it worse than the
+		// threshold makes a template its card's frames will often miss: the rule stays safe
+		// (its estimate counts those frames), but the technician should capture it again.
+		for _, f := range unfit(frames, trials, ft.maxDist) {
+			poor = append(poor, fmt.Sprintf("%s: most of its perturbed frames fit its own template worse than the %s view's threshold (%.2f): its card will often be rejected; if it is, capture it again (too small, out of focus, cut by the frame's edge?)", f.name(), v, ft.maxDist))
+		}
 		if ft.readRate < minReadRate {
 			return nil, fmt.Errorf("%w: the %s view's rule (distance ≤ %.2f, lead ≥ %.2f) reads only %.1f%% of the calibration frames perturbed: it would reject most cards (a one-ended design passed at either end? pass the deck again turned end for end, --turned)", ErrCalibration, v, ft.maxDist, ft.minLead, 100*ft.readRate)
 		}
 	}
-	p.Notes = notesOf(p, frames)
+	p.Notes = append(notesOf(p, frames), poor...)
 	if err := p.Seal(); err != nil {
 		return nil, err
 	}
@@ -574,6 +581,29 @@ func (w *worker) recognizer(p *calibration.VisionProfile, m *model, v vision.Vie
 	return r
 }
 
+// unfit returns the calibration frames most of whose measured trials fit their own class worse
+// than maxDist.
+func unfit(frames []*calFrame, trials [][]trial, maxDist float64) []*calFrame {
+	var out []*calFrame
+	for i, ts := range trials {
+		var own []float64
+		for _, t := range ts {
+			if t.measured {
+				own = append(own, t.dist[t.own])
+			}
+		}
+		if len(own) == 0 {
+			out = append(out, frames[i])
+			continue
+		}
+		slices.Sort(own)
+		if own[len(own)/2] > maxDist {
+			out = append(out, frames[i])
+		}
+	}
+	return out
+}
+
 // minReadRate: a rule that reads less than this share of its own calibration frames perturbed
 // is not written: it would reject most cards in the field, and its templates cannot tell the
 // cards apart as calibrated (a one-ended design passed once at either end learns some cards at
@@ -615,6 +645,7 @@ func (w *worker) sampleView(rec *Recognizer, frames []*calFrame, i int, source s
 	if source == "photo" {
 		centre := f.pose.at(0.5, f.pose.length/2)
 		q.angle = rng.Float64() * 360
+		q.relative(f.pose.widthPx)
 		if w.pt.apply(f.Frame, &w.dst, q, centre, rng) != nil {
 			return 0, false
 		}

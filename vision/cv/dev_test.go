@@ -50,6 +50,9 @@ func TestDevDecks(t *testing.T) {
 			for v, r := range p.Rules {
 				t.Logf("%s rule: distance ≤ %.3f, lead ≥ %.2f, estimated false accepts %.1e a frame, read %.1f%% in calibration; noise %+v", v, r.MaxDistance, r.MinLead, r.FalseAccept, 100*r.ReadRate, r.Noise)
 			}
+			for _, n := range p.Notes {
+				t.Logf("note: %s", n)
+			}
 			shoe, table := recognizers(t, p)
 			e, err := cv.Evaluate(filepath.Join(dir, "frames"), shoe, table)
 			if err != nil {

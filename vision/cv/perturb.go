@@ -64,6 +64,20 @@ func randomPerturbation(rng *rand.Rand) perturbation {
 	return p
 }
 
+// relative scales the blurs of a perturbation made for a card readerWidthPx wide to a card
+// widthPx wide when that is smaller (a photograph's card may be half a reader's): a blur of so
+// many pixels is harsher on a smaller card, and the perturbations are meant as harsh for every
+// card, not more.
+func (q *perturbation) relative(widthPx float64) {
+	k := min(1, widthPx/readerWidthPx)
+	q.motion *= k
+	q.focus *= k
+	q.coarse = 1 + (q.coarse-1)*k
+}
+
+// readerWidthPx is a card's width in a reader window's frame, about (pixels).
+const readerWidthPx = 220
+
 // perturber applies perturbations; it keeps its Mats between frames.
 type perturber struct {
 	a, b, light, noise gocv.Mat
