@@ -62,8 +62,7 @@ func upperTail(s []float64, x float64) float64 {
 		return float64(k) / float64(n)
 	}
 	// The largest tailShare of the finite samples (at least tailMin).
-	f := n - sort.SearchFloat64s(s, math.Inf(-1)+math.SmallestNonzeroFloat64)
-	f = n - sort.Search(n, func(i int) bool { return !math.IsInf(s[i], -1) })
+	f := n - sort.Search(n, func(i int) bool { return !math.IsInf(s[i], -1) })
 	m := min(f, max(tailMin, int(tailShare*float64(n))))
 	if m < 2 {
 		return float64(k) / float64(n)
