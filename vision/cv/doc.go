@@ -18,40 +18,40 @@
 // the gradient's peaks across them; the card is resampled by its calibrated length (measured from
 // a two-ended pass, or the photographs' median outline), and both ends are read (table.go).
 //
-// Describe it. Each end of the card is resampled by its corners to a canonical card: the index
-// corner at 128 pixels per card width, the face at 64, each channel divided by the card's own
-// white and high-passed, so that exposure, white balance and uneven light fall out (describe.go).
+// Describe it. The card is resampled by its corners to card coordinates (fineScale pixels a card
+// width, from the end on top), blurred a little (what cameras leave at an edge differs), each
+// channel divided by the card's own white and its local mean taken away, so that exposure, white
+// balance and uneven light fall out (describe.go).
 //
-// Score every class. The index block (rank and suit) and the face are compared with each class's
-// templates by normalized correlation in small cells; a cell that is blank paper in the template
-// is compared by the frame's ink there instead, measured against the frame's own ink (a blurred
-// or dim card is as far from the plain cut card as a sharp one). The index is split, by an analysis of variance over the 52
-// calibrated cards, into the parts that tell ranks apart and the parts that tell suits apart; its
-// distance is the worse of the two, so that a frame must fit both the rank and the suit. The
-// index is searched a few pixels either way and at four blur levels (a moving card). A class's
-// distance D is the worse of its index's and its face's (model.go).
+// The templates. Each class's template is the whole card as calibration learned it, in the same
+// coordinates: its two ends laid together from two passes, or one pass's end and, for a
+// two-ended design, the rows near the far end by symmetry, or a photograph of the whole card.
+// Rows no frame of calibration showed are not known, and no class is compared there
+// (template.go).
 //
-// Decide by one rule. Both numbers are measured against δ(a, b), how far class b's template is
-// from class a's at the frame's blur level. The best class is the answer when its relative
-// distance D(best) / δ(best, nearest) ≤ T, its distance as a share of the way to the nearest
-// other class's template, and it leads every other class by at least M, the lead over a rival
-// measured along the line between their two templates: (D(rival) − D(best)) / δ(best, rival).
-// A card with a near twin must so fit its template closely, a card unlike every other may fit
-// it loosely. Otherwise the frame is rejected, naming the best class
-// and its runner-up. T and M are not set by hand: calibration perturbs every calibration frame
-// many times (blur, noise, shift, scale, rotation, light, JPEG), reads each against the profile
-// with its class and against the profile without it, and keeps the pair that reads the most while
-// the estimated false-accept rate stays under 1 in 10,000 frames (rule.go). The profile stores
-// them with the estimate; Explain gives a frame's trace (the outline, the five best classes, the
-// rule and what decided).
+// Score every class. The frame is compared with each class's template, at each end, part by part:
+// the two top corners (where designs print the index) fine, the face coarse; each part at the
+// shift (a few pixels either way) it fits best, with the template's blur variant that fits the
+// frame (motion along the card, focus), a gain per colour channel, by squared differences weighted
+// by the noise model calibration measured: how much frames of a card differ from its template,
+// more on a steep edge than on paper (noise.go). A class's distance D is the mean weighted square,
+// about 1 for a frame of it as harsh as calibration's perturbations (model.go).
+//
+// Decide by one rule. The best class is the answer when D(best) ≤ T and its lead over every other
+// class b, (D(b) − D(best)) / √(δ(best, b) · D(best)) — the difference of the two distances in
+// units of its spread, δ how far b's template is from best's — is at least M. Otherwise the frame
+// is rejected, naming the best class and the rival it leads least. T and M are not set by hand:
+// calibration perturbs every calibration frame many times, harder than a camera in the field
+// (blur, noise, a coarser sensor, sharpening, shift, scale, rotation, light, JPEG, the card slid
+// about the reader's window), reads each against the profile, and takes T as the distance within
+// which 95% of them fit their own class and M as the least lead at which the estimated share of
+// frames another class leads by M (its tail fitted with an exponential, never under what was
+// counted) is under 1 in 10,000 (rule.go). The profile stores them with the estimate; Explain
+// gives a frame's trace (the outline, the five best classes with how each was compared, the rule
+// and what decided).
 //
 // A passage of frames is decided by the same rule on the frames' mean distances
 // (vision.Combiner); one frame that on its own reads another class rejects it.
-//
-// Templates are learned, not drawn: each is the mean of its calibration frame's perturbed
-// descriptions. A deck passed once is known at the end it was passed at; its other end is built
-// from the card's symmetry (the index is the same, the face turned), and a second pass with the
-// deck turned end for end (a one-ended design) learns it (learn.go).
 //
 // # Resources
 //
