@@ -129,3 +129,49 @@ func TestFitRule(t *testing.T) {
 		t.Errorf("margin %v, under the lead %v a wrong class reached", ft2.minLead, l)
 	}
 }
+
+// unfit names the calibration frames most of whose perturbed copies fit their own class worse
+// than the threshold, and those none of whose copies was measured; not the others.
+func TestUnfit(t *testing.T) {
+	frames := []*calFrame{
+		{CalibrationFrame: CalibrationFrame{File: "As.jpg"}},
+		{CalibrationFrame: CalibrationFrame{File: "2s.jpg"}},
+		{CalibrationFrame: CalibrationFrame{File: "3s.jpg"}},
+	}
+	tr := func(own int, d ...float64) []trial {
+		var out []trial
+		for _, v := range d {
+			dist := []float64{9, 9, 9}
+			dist[own] = v
+			out = append(out, trial{measured: true, own: own, dist: dist})
+		}
+		return out
+	}
+	trials := [][]trial{
+		tr(0, 0.5, 0.9, 2.5),        // median 0.9: fits
+		tr(1, 1.5, 2.5, 3, 0.2),     // median 2.5: most worse than 2
+		{{measured: false, own: 2}}, // never measured
+	}
+	var got []string
+	for _, f := range unfit(frames, trials, 2) {
+		got = append(got, f.name())
+	}
+	if strings.Join(got, " ") != "2s.jpg 3s.jpg" {
+		t.Errorf("unfit named %v, want [2s.jpg 3s.jpg]", got)
+	}
+}
+
+// A photograph's smaller card gets blurs scaled by its width; a reader-sized or larger card the
+// blurs as drawn.
+func TestPerturbationRelative(t *testing.T) {
+	q := perturbation{motion: 10, focus: 4, coarse: 1.6, noise: 5}
+	q.relative(readerWidthPx / 2)
+	if q.motion != 5 || q.focus != 2 || math.Abs(q.coarse-1.3) > 1e-12 || q.noise != 5 {
+		t.Errorf("half a reader's card: %+v, want motion 5, focus 2, coarse 1.3, noise 5", q)
+	}
+	r := perturbation{motion: 10, focus: 4, coarse: 1.6}
+	r.relative(2 * readerWidthPx)
+	if r.motion != 10 || r.focus != 4 || r.coarse != 1.6 {
+		t.Errorf("twice a reader's card: %+v, want it unchanged", r)
+	}
+}
