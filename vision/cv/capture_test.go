@@ -350,8 +350,18 @@ func TestWriteProfileReport(t *testing.T) {
 	const tw, gap = 96, 6
 	th := int(math.Round(p.CardLength*128)) * tw / 128
 	tileW, tileH := tw+2*gap, th+gap+16
-	if m.Cols() != 13*tileW || m.Rows() < 5*tileH || m.Rows() > 5*tileH+200 {
-		t.Errorf("report %dx%d, tiles %dx%d", m.Cols(), m.Rows(), tileW, tileH)
+	// The header: each fact (the notes among them) on lines of 18 pixels, wrapped to the sheet's
+	// width at about 9 pixels a character: at least a line a fact, at most twice its share.
+	facts := cv.ProfileFacts(p)
+	perLine := 13*tileW/9 - 2
+	minH, maxH := 2*gap, 2*gap
+	for _, f := range facts {
+		n := len([]rune(f))
+		minH += 18
+		maxH += 18 * (2*((n+perLine-1)/perLine) + 1)
+	}
+	if m.Cols() != 13*tileW || m.Rows() < 5*tileH+minH || m.Rows() > 5*tileH+maxH {
+		t.Errorf("report %dx%d, tiles %dx%d, header of %d facts between %d and %d pixels", m.Cols(), m.Rows(), tileW, tileH, len(facts), minH, maxH)
 	}
 	top := m.Rows() - 5*tileH
 	// Every card's and the back's template is drawn: its tile is not the background.
@@ -371,7 +381,6 @@ func TestWriteProfileReport(t *testing.T) {
 			roi.Close()
 		}
 	}
-	facts := cv.ProfileFacts(p)
 	if len(facts) < 3 || !strings.HasPrefix(facts[0], `deck "tango", camera test 320x240, from shoe frames, one pass, created `) ||
 		facts[1] != fmt.Sprintf("card width %.1f px, card length %.3f card widths", p.CardWidthPx, p.CardLength) {
 		t.Errorf("facts %q", facts)
