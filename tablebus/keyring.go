@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"time"
 )
@@ -238,25 +239,38 @@ func NewKey() (ed25519.PrivateKey, error) {
 }
 
 // WritePrivateKey writes priv to path as PEM PKCS #8 (readable by openssl), mode 0600, failing
-// if the file exists: a key is never overwritten.
+// if the file exists: a key is never overwritten. The key is written whole to a temporary file
+// and linked into place, so a process that lists the directory meanwhile (another daemon
+// making the development keyring) never reads a key half written.
 func WritePrivateKey(path string, priv ed25519.PrivateKey) error {
 	der, err := x509.MarshalPKCS8PrivateKey(priv)
 	if err != nil {
 		return fmt.Errorf("tablebus: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return fmt.Errorf("tablebus: writing the key: %w", err)
 	}
-	if err := pem.Encode(f, &pem.Block{Type: "PRIVATE KEY", Bytes: der}); err != nil {
-		f.Close()
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	err = f.Chmod(0o600)
+	if err == nil {
+		err = pem.Encode(f, &pem.Block{Type: "PRIVATE KEY", Bytes: der})
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		// link(2) fails with EEXIST where rename would replace: the no-overwrite promise.
+		err = os.Link(tmp, path)
+	}
+	if err != nil {
 		return fmt.Errorf("tablebus: writing the key: %w", err)
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("tablebus: writing the key: %w", err)
-	}
-	return f.Close()
+	return nil
 }
 
 // ReadPrivateKey reads an Ed25519 private key written by WritePrivateKey (or openssl genpkey
@@ -287,7 +301,25 @@ func WritePublicKey(path string, pub ed25519.PublicKey) error {
 	if err != nil {
 		return fmt.Errorf("tablebus: %w", err)
 	}
-	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o644); err != nil {
+	// Whole or not at all (a temporary file renamed over it): daemons starting together each
+	// write the development root's, and a reader never sees it half written.
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("tablebus: writing the public key: %w", err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
 		return fmt.Errorf("tablebus: writing the public key: %w", err)
 	}
 	return nil

@@ -24,6 +24,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -167,23 +168,43 @@ func dev(dir, table string) (*tablebus.Signer, *tablebus.Signer, *tablebus.Keyri
 			return signer, tablebus.NewSigner(prog), kr, nil
 		}
 	}
-	// List every key in dir in a new keyring.
+	// List every key in dir in a new keyring. Daemons starting together each write theirs
+	// (the last rename wins), so each lists the directory again after writing and writes
+	// again until what it wrote is all there is: the last writer's keyring lists every key.
+	var kr *tablebus.Keyring
+	var listed []string
+	for {
+		files, err := filepath.Glob(filepath.Join(dir, "table-*.key"))
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("keystore: %w", err)
+		}
+		sort.Strings(files)
+		if kr != nil && slices.Equal(files, listed) {
+			break
+		}
+		if kr, err = writeDevKeyring(dir, root, prog, files); err != nil {
+			return nil, nil, nil, err
+		}
+		listed = files
+	}
+	return signer, tablebus.NewSigner(prog), kr, nil
+}
+
+// writeDevKeyring writes a keyring signed by root listing the table keys in files, the
+// development dealer's and supervisor's keys, and prog as the progressive controller.
+func writeDevKeyring(dir string, root, prog ed25519.PrivateKey, files []string) (*tablebus.Keyring, error) {
+	rootPub := root.Public().(ed25519.PublicKey)
 	var version uint64 = 1
 	if kr, err := ReadKeyring(filepath.Join(dir, DevKeyring), rootPub); err == nil {
 		version = kr.Version + 1
 	}
 	epoch := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 	var keys []tablebus.KeyEntry
-	files, err := filepath.Glob(filepath.Join(dir, "table-*.key"))
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("keystore: %w", err)
-	}
-	sort.Strings(files)
 	for _, f := range files {
 		t := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "table-"), ".key")
 		p, err := tablebus.ReadPrivateKey(f)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("keystore: %w", err)
+			return nil, fmt.Errorf("keystore: %w", err)
 		}
 		pub := p.Public().(ed25519.PublicKey)
 		keys = append(keys, tablebus.KeyEntry{Kid: tablebus.KeyIDOf(pub), Pub: tablebus.EncodePub(pub), Use: tablebus.UseEvents, Table: t, NotBefore: epoch})
@@ -191,7 +212,7 @@ func dev(dir, table string) (*tablebus.Signer, *tablebus.Signer, *tablebus.Keyri
 	for _, c := range []struct{ file, role, name string }{{DevDealer, tablebus.RoleDealer, "dealer.dev"}, {DevSupervisor, tablebus.RoleSupervisor, "supervisor.dev"}} {
 		p, err := loadOrMake(filepath.Join(dir, c.file))
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, err
 		}
 		pub := p.Public().(ed25519.PublicKey)
 		keys = append(keys, tablebus.KeyEntry{Kid: tablebus.KeyIDOf(pub), Pub: tablebus.EncodePub(pub), Use: tablebus.UseCommands, Table: "*", Role: c.role, Name: c.name, NotBefore: epoch})
@@ -200,12 +221,12 @@ func dev(dir, table string) (*tablebus.Signer, *tablebus.Signer, *tablebus.Keyri
 	keys = append(keys, tablebus.KeyEntry{Kid: tablebus.KeyIDOf(ppub), Pub: tablebus.EncodePub(ppub), Use: tablebus.UseProgressive, Table: "*", Name: DevProgressiveName, NotBefore: epoch})
 	kr, err := tablebus.SignKeyring(tablebus.Keyring{Version: version, Issued: time.Now().UTC().Truncate(time.Second), Keys: keys}, root)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	if err := WriteKeyring(filepath.Join(dir, DevKeyring), kr); err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	return signer, tablebus.NewSigner(prog), kr, nil
+	return kr, nil
 }
 
 // loadOrMake reads a private key, or makes it if the file does not exist (two processes making
@@ -222,7 +243,7 @@ func loadOrMake(path string) (ed25519.PrivateKey, error) {
 	}
 	if err := tablebus.WritePrivateKey(path, priv); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			time.Sleep(50 * time.Millisecond)
+			// Written whole and linked into place: the winner's key is complete.
 			return tablebus.ReadPrivateKey(path)
 		}
 		return nil, fmt.Errorf("keystore: %w", err)

@@ -56,6 +56,46 @@ func TestDev(t *testing.T) {
 // TestWatch runs under testing/synctest: Watch's ticks are the bubble's clock, and each file
 // change is given a modification time of its own (the file system's clock is coarser than the
 // steps of the test), so that what Watch sees after each step is exact.
+// TestDevConcurrent: daemons of several tables making their keys in one directory at once
+// (as the end-to-end tests start them) each get their key and a keyring; none reads another's
+// key half written.
+func TestDevConcurrent(t *testing.T) {
+	for run := range 30 {
+		dir := t.TempDir()
+		errs := make(chan error, 8)
+		signers := make([]*tablebus.Signer, 8)
+		for i := range 8 {
+			go func() {
+				var err error
+				signers[i], _, err = keystore.Dev(dir, fmt.Sprintf("T%d", i+1))
+				errs <- err
+			}()
+		}
+		for range 8 {
+			if err := <-errs; err != nil {
+				t.Fatalf("run %d: %v", run, err)
+			}
+		}
+		// The keyring left on disk (what a controller loads) lists every table's key.
+		root, err := tablebus.ReadPublicKey(filepath.Join(dir, keystore.DevRootPub))
+		if err != nil {
+			t.Fatal(err)
+		}
+		kr, err := keystore.ReadKeyring(filepath.Join(dir, keystore.DevKeyring), root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, s := range signers {
+			if _, err := kr.TableKey(s.KeyID(), fmt.Sprintf("T%d", i+1), time.Now()); err != nil {
+				t.Fatalf("run %d: the keyring on disk: %v", run, err)
+			}
+		}
+		if left, _ := filepath.Glob(filepath.Join(dir, ".*.tmp")); len(left) > 0 {
+			t.Fatalf("run %d: temporary files left: %v", run, left)
+		}
+	}
+}
+
 func TestWatch(t *testing.T) {
 	synctest.Test(t, testWatch)
 }
