@@ -332,6 +332,8 @@ func TestBadInput(t *testing.T) {
 			f := newFloor(t, st.dsn(t), pool("arica", true, "T1", "T2"), pool("small", false, "T9"))
 			f.start()
 			t1, t9 := f.table("T1"), f.table("T9")
+			// The spy publishes on T1's feed: QoS 1 to a filter nobody holds yet is dropped.
+			f.broker.WaitSubscribed(t, "sabot-"+id+"-arica", "sabot/v1/T1/secure/events", 10*time.Second)
 			f.broker.WaitSubscribed(t, "sabot-"+id+"-small", "sabot/v1/T9/secure/events", 10*time.Second)
 			before := conserved(t, f.ledger, "arica")
 			// An unsigned event, and one signed by T3's key, on T1's feed.
