@@ -135,6 +135,8 @@ func newCmdTable(t *testing.T) *cmdTable {
 	})
 	// The loop's first guidance is on the feed: everything is subscribed and running.
 	waitFor(t, 10*time.Second, "the table's first event", func() bool { ct.mu.Lock(); defer ct.mu.Unlock(); return len(ct.feed) > 0 })
+	// The commands sent are not re-sent: the broker drops them unless serveCommands listens.
+	br.WaitSubscribed(t, "sabotd-T1", ct.topics.Commands(), 10*time.Second)
 	return ct
 }
 

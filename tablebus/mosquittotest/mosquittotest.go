@@ -106,7 +106,8 @@ func (b *Broker) start(t testing.TB, bin string) {
 	if err := b.cmd.Start(); err != nil {
 		t.Fatalf("starting mosquitto: %v", err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	// A loaded machine (the whole suite on two cores) can take seconds to start a process.
+	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		if c, err := net.DialTimeout("tcp", b.Addr, 100*time.Millisecond); err == nil {
 			c.Close()
