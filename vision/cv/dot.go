@@ -1,57 +1,70 @@
 package cv
 
-// dot32 is Σ a[i]·b[i] over every k-th i (len(b) >= len(a)), in four running sums: the sums do
-// not wait on one another, which makes the loop about twice as fast. At stride 1 on a processor
-// with AVX2 and FMA it takes eight products at a time (dot_amd64.s).
-func dot32(a, b []float32, k int) float32 {
-	if k == 1 {
-		if s, ok := dotVec(a, b); ok {
-			return s
-		}
+// partSums is a part's two sums against a frame, Σ w·x² and Σ wt·x over rows × width values:
+// w and wt hold rows tstride values apart, x (the frame) xstride apart. Each row is summed in
+// float32 and added to float64 totals: the distance is a small difference of these large sums
+// (fitPart), so they keep a row's precision, not a part's. With AVX2 and FMA it takes eight
+// values at a time in one call per part (dot_amd64.s); width is then a multiple of 8.
+func partSums(w, wt, x []float32, width, rows, tstride, xstride int) (sxx, sxt float64) {
+	if rows <= 0 || width <= 0 {
+		return 0, 0
 	}
-	var s0, s1, s2, s3 float32
-	n := len(a)
-	b = b[:n]
-	i := 0
-	if k == 1 {
-		for ; i+4 <= n; i += 4 {
-			s0 += a[i] * b[i]
-			s1 += a[i+1] * b[i+1]
-			s2 += a[i+2] * b[i+2]
-			s3 += a[i+3] * b[i+3]
-		}
-	} else {
-		for ; i+4*k <= n; i += 4 * k {
-			s0 += a[i] * b[i]
-			s1 += a[i+k] * b[i+k]
-			s2 += a[i+2*k] * b[i+2*k]
-			s3 += a[i+3*k] * b[i+3*k]
-		}
+	// The last row's end, checked here once: the assembly reads what these bounds allow.
+	_ = w[(rows-1)*tstride+width-1]
+	_ = wt[(rows-1)*tstride+width-1]
+	_ = x[(rows-1)*xstride+width-1]
+	if useAVX && width%8 == 0 {
+		var out [2]float64
+		partSums8(&w[0], &wt[0], &x[0], width, rows, tstride, xstride, &out)
+		return out[0], out[1]
 	}
-	for ; i < n; i += k {
-		s0 += a[i] * b[i]
-	}
-	return (s0 + s1) + (s2 + s3)
+	return partSumsGo(w, wt, x, width, rows, tstride, xstride)
 }
 
-// dotRev32 is Σ a[n-1-i]·b[i] (len(a) == len(b) == n), in four running sums.
-func dotRev32(a, b []float32) float32 {
-	if s, ok := dotRevVec(a, b); ok {
-		return s
+// partSumsGo is partSums in Go, four running sums a row.
+func partSumsGo(w, wt, x []float32, width, rows, tstride, xstride int) (sxx, sxt float64) {
+	for y := range rows {
+		wr, tr, xr := w[y*tstride:][:width], wt[y*tstride:][:width], x[y*xstride:][:width]
+		var a0, a1, b0, b1 float32
+		i := 0
+		for ; i+2 <= width; i += 2 {
+			a0 += wr[i] * (xr[i] * xr[i])
+			a1 += wr[i+1] * (xr[i+1] * xr[i+1])
+			b0 += tr[i] * xr[i]
+			b1 += tr[i+1] * xr[i+1]
+		}
+		for ; i < width; i++ {
+			a0 += wr[i] * (xr[i] * xr[i])
+			b0 += tr[i] * xr[i]
+		}
+		sxx += float64(a0 + a1)
+		sxt += float64(b0 + b1)
 	}
-	var s0, s1, s2, s3 float32
-	n := len(b)
-	a = a[:n]
-	i := 0
-	for ; i+4 <= n; i += 4 {
-		j := n - 1 - i
-		s0 += a[j] * b[i]
-		s1 += a[j-1] * b[i+1]
-		s2 += a[j-2] * b[i+2]
-		s3 += a[j-3] * b[i+3]
+	return sxx, sxt
+}
+
+// partSumsHalf is partSums with w and wt in binary16 (half.go), unscaled by the caller.
+func partSumsHalf(w, wt []uint16, x []float32, width, rows, tstride, xstride int) (sxx, sxt float64) {
+	if rows <= 0 || width <= 0 {
+		return 0, 0
 	}
-	for ; i < n; i++ {
-		s0 += a[n-1-i] * b[i]
+	_ = w[(rows-1)*tstride+width-1]
+	_ = wt[(rows-1)*tstride+width-1]
+	_ = x[(rows-1)*xstride+width-1]
+	if useHalf && width%8 == 0 {
+		var out [2]float64
+		partSumsHalf8(&w[0], &wt[0], &x[0], width, rows, tstride, xstride, &out)
+		return out[0], out[1]
 	}
-	return (s0 + s1) + (s2 + s3)
+	for y := range rows {
+		wr, tr, xr := w[y*tstride:][:width], wt[y*tstride:][:width], x[y*xstride:][:width]
+		var a, b float32
+		for i, v := range xr {
+			a += fromHalf(wr[i]) * (v * v)
+			b += fromHalf(tr[i]) * v
+		}
+		sxx += float64(a)
+		sxt += float64(b)
+	}
+	return sxx, sxt
 }

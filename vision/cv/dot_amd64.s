@@ -1,100 +1,133 @@
 #include "textflag.h"
 
-// The dot products of corr.go with AVX2 and FMA: eight products at once in four running sums.
-// n is a multiple of 8; the caller adds the tail.
+// partSums8: partSums (dot.go) with AVX2 and FMA, eight values at a time. Each row is summed
+// in float32 (Y0: w·x², Y1: wt·x) and added in float64 to Y10–Y13; width is a multiple of 8
+// and rows at least 1.
 
-// func dot8(a, b *float32, n int) float32
-TEXT ·dot8(SB), NOSPLIT, $0-28
-	MOVQ a+0(FP), SI
-	MOVQ b+8(FP), DI
-	MOVQ n+16(FP), CX
+// func partSums8(w, wt, x *float32, width, rows, tstride, xstride int, out *[2]float64)
+TEXT ·partSums8(SB), NOSPLIT, $0-64
+	MOVQ w+0(FP), SI
+	MOVQ wt+8(FP), DI
+	MOVQ x+16(FP), DX
+	MOVQ width+24(FP), R8
+	MOVQ rows+32(FP), R9
+	MOVQ tstride+40(FP), R10
+	SHLQ $2, R10
+	MOVQ xstride+48(FP), R11
+	SHLQ $2, R11
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	VXORPD Y12, Y12, Y12
+	VXORPD Y13, Y13, Y13
+row:
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-loop32:
-	CMPQ CX, $32
-	JLT loop8
-	VMOVUPS (SI), Y4
-	VMOVUPS 32(SI), Y5
-	VMOVUPS 64(SI), Y6
-	VMOVUPS 96(SI), Y7
-	VFMADD231PS (DI), Y4, Y0
-	VFMADD231PS 32(DI), Y5, Y1
-	VFMADD231PS 64(DI), Y6, Y2
-	VFMADD231PS 96(DI), Y7, Y3
-	ADDQ $128, SI
-	ADDQ $128, DI
-	SUBQ $32, CX
-	JMP loop32
-loop8:
-	CMPQ CX, $8
-	JLT done
-	VMOVUPS (SI), Y4
-	VFMADD231PS (DI), Y4, Y0
-	ADDQ $32, SI
-	ADDQ $32, DI
-	SUBQ $8, CX
-	JMP loop8
-done:
-	VADDPS Y1, Y0, Y0
-	VADDPS Y3, Y2, Y2
-	VADDPS Y2, Y0, Y0
-	VEXTRACTF128 $1, Y0, X1
-	VADDPS X1, X0, X0
-	VHADDPS X0, X0, X0
-	VHADDPS X0, X0, X0
+	MOVQ SI, AX
+	MOVQ DI, BX
+	MOVQ DX, CX
+	MOVQ R8, R12
+col:
+	VMOVUPS (CX), Y2
+	VMULPS Y2, Y2, Y3
+	VFMADD231PS (AX), Y3, Y0
+	VFMADD231PS (BX), Y2, Y1
+	ADDQ $32, AX
+	ADDQ $32, BX
+	ADDQ $32, CX
+	SUBQ $8, R12
+	JNZ col
+	// The row's sums to float64.
+	VCVTPS2PD X0, Y4
+	VEXTRACTF128 $1, Y0, X5
+	VCVTPS2PD X5, Y5
+	VADDPD Y4, Y10, Y10
+	VADDPD Y5, Y11, Y11
+	VCVTPS2PD X1, Y6
+	VEXTRACTF128 $1, Y1, X7
+	VCVTPS2PD X7, Y7
+	VADDPD Y6, Y12, Y12
+	VADDPD Y7, Y13, Y13
+	ADDQ R10, SI
+	ADDQ R10, DI
+	ADDQ R11, DX
+	DECQ R9
+	JNZ row
+	MOVQ out+56(FP), AX
+	VADDPD Y11, Y10, Y10
+	VEXTRACTF128 $1, Y10, X11
+	VADDPD X11, X10, X10
+	VHADDPD X10, X10, X10
+	MOVSD X10, 0(AX)
+	VADDPD Y13, Y12, Y12
+	VEXTRACTF128 $1, Y12, X13
+	VADDPD X13, X12, X12
+	VHADDPD X12, X12, X12
+	MOVSD X12, 8(AX)
 	VZEROUPPER
-	MOVSS X0, ret+24(FP)
 	RET
 
-// reverse8 turns eight floats end for end (VPERMPS indices 7…0).
-DATA reverse8<>+0(SB)/4, $7
-DATA reverse8<>+4(SB)/4, $6
-DATA reverse8<>+8(SB)/4, $5
-DATA reverse8<>+12(SB)/4, $4
-DATA reverse8<>+16(SB)/4, $3
-DATA reverse8<>+20(SB)/4, $2
-DATA reverse8<>+24(SB)/4, $1
-DATA reverse8<>+28(SB)/4, $0
-GLOBL reverse8<>(SB), RODATA|NOPTR, $32
+// partSumsHalf8: partSums8 with w and wt in binary16, eight of them (16 bytes) at a time.
 
-// func dotRev8(a, b *float32, n int) float32: Σ a[n-1-i]·b[i], a and b n long.
-TEXT ·dotRev8(SB), NOSPLIT, $0-28
-	MOVQ a+0(FP), SI
-	MOVQ b+8(FP), DI
-	MOVQ n+16(FP), CX
-	VMOVUPS reverse8<>(SB), Y8
-	// SI points at a's last eight floats.
-	LEAQ -32(SI)(CX*4), SI
+// func partSumsHalf8(w, wt *uint16, x *float32, width, rows, tstride, xstride int, out *[2]float64)
+TEXT ·partSumsHalf8(SB), NOSPLIT, $0-64
+	MOVQ w+0(FP), SI
+	MOVQ wt+8(FP), DI
+	MOVQ x+16(FP), DX
+	MOVQ width+24(FP), R8
+	MOVQ rows+32(FP), R9
+	MOVQ tstride+40(FP), R10
+	SHLQ $1, R10
+	MOVQ xstride+48(FP), R11
+	SHLQ $2, R11
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	VXORPD Y12, Y12, Y12
+	VXORPD Y13, Y13, Y13
+row:
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
-rloop16:
-	CMPQ CX, $16
-	JLT rloop8
-	VPERMPS (SI), Y8, Y4
-	VPERMPS -32(SI), Y8, Y5
-	VFMADD231PS (DI), Y4, Y0
-	VFMADD231PS 32(DI), Y5, Y1
-	SUBQ $64, SI
-	ADDQ $64, DI
-	SUBQ $16, CX
-	JMP rloop16
-rloop8:
-	CMPQ CX, $8
-	JLT rdone
-	VPERMPS (SI), Y8, Y4
-	VFMADD231PS (DI), Y4, Y0
-	SUBQ $32, SI
-	ADDQ $32, DI
-	SUBQ $8, CX
-	JMP rloop8
-rdone:
-	VADDPS Y1, Y0, Y0
-	VEXTRACTF128 $1, Y0, X1
-	VADDPS X1, X0, X0
-	VHADDPS X0, X0, X0
-	VHADDPS X0, X0, X0
+	MOVQ SI, AX
+	MOVQ DI, BX
+	MOVQ DX, CX
+	MOVQ R8, R12
+col:
+	VMOVUPS (CX), Y2
+	VMULPS Y2, Y2, Y3
+	VCVTPH2PS (AX), Y8
+	VCVTPH2PS (BX), Y9
+	VFMADD231PS Y8, Y3, Y0
+	VFMADD231PS Y9, Y2, Y1
+	ADDQ $16, AX
+	ADDQ $16, BX
+	ADDQ $32, CX
+	SUBQ $8, R12
+	JNZ col
+	// The row's sums to float64.
+	VCVTPS2PD X0, Y4
+	VEXTRACTF128 $1, Y0, X5
+	VCVTPS2PD X5, Y5
+	VADDPD Y4, Y10, Y10
+	VADDPD Y5, Y11, Y11
+	VCVTPS2PD X1, Y6
+	VEXTRACTF128 $1, Y1, X7
+	VCVTPS2PD X7, Y7
+	VADDPD Y6, Y12, Y12
+	VADDPD Y7, Y13, Y13
+	ADDQ R10, SI
+	ADDQ R10, DI
+	ADDQ R11, DX
+	DECQ R9
+	JNZ row
+	MOVQ out+56(FP), AX
+	VADDPD Y11, Y10, Y10
+	VEXTRACTF128 $1, Y10, X11
+	VADDPD X11, X10, X10
+	VHADDPD X10, X10, X10
+	MOVSD X10, 0(AX)
+	VADDPD Y13, Y12, Y12
+	VEXTRACTF128 $1, Y12, X13
+	VADDPD X13, X12, X12
+	VHADDPD X12, X12, X12
+	MOVSD X12, 8(AX)
 	VZEROUPPER
-	MOVSS X0, ret+24(FP)
 	RET

@@ -88,9 +88,16 @@ type tpart struct {
 	// print what they like).
 	ignored bool
 	known   []bool // per row: the template knows it
-	w       [3][]float32
-	wt      [][3][]float32
-	stt     [][3][]float64
+	// runs: the spans [from, to) of rows compared (known here and in every template).
+	runs [][2]int
+	w    [3][]float32
+	wt   [][3][]float32
+	// sttCum[va][c][y]: Σ w·t² over the rows before y.
+	sttCum [][3][]float64
+	// The middle variant's w and wt in binary16 (half.go), times hw and hwt: what the
+	// screening pass reads.
+	halfW, halfWT [3][]uint16
+	hw, hwt       float32
 }
 
 // view is one end of one class: what a frame shows of the card with that end on top.
@@ -176,6 +183,21 @@ func newModel(classes []string, templates []*cardTemplate, length float64, noise
 		if classes[m.views[i].class] == classCut {
 			m.views[i].parts[face].ignored = true
 		}
+		for p := range nParts {
+			tp := &m.views[i].parts[p]
+			for y := 0; y < tp.rows; {
+				for y < tp.rows && !(m.support[p][y] && tp.known[y]) {
+					y++
+				}
+				from := y
+				for y < tp.rows && m.support[p][y] && tp.known[y] {
+					y++
+				}
+				if y > from {
+					tp.runs = append(tp.runs, [2]int{from, y})
+				}
+			}
+		}
 	}
 	m.delta = m.deltas()
 	return m
@@ -220,17 +242,24 @@ func (m *model) partsOf(t *cardTemplate, b *blurrer) [nParts]tpart {
 				}
 			}
 			var wt [3][]float32
-			var stt [3][]float64
+			var cum [3][]float64
 			for c := range 3 {
 				wt[c] = make([]float32, len(v[c]))
-				stt[c] = make([]float64, tp.rows)
+				cum[c] = make([]float64, tp.rows+1)
 				for i, x := range v[c] {
 					wt[c][i] = tp.w[c][i] * x
-					stt[c][i/tp.width] += float64(wt[c][i]) * float64(x)
+					cum[c][i/tp.width+1] += float64(wt[c][i]) * float64(x)
+				}
+				for y := range tp.rows {
+					cum[c][y+1] += cum[c][y]
 				}
 			}
 			tp.wt = append(tp.wt, wt)
-			tp.stt = append(tp.stt, stt)
+			tp.sttCum = append(tp.sttCum, cum)
+			if vi == len(m.variants)/2 {
+				tp.hw, tp.hwt = halfScale(tp.w), halfScale(wt)
+				tp.halfW, tp.halfWT = halves(tp.w, tp.hw), halves(wt, tp.hwt)
+			}
 		}
 	}
 	return out
@@ -350,12 +379,12 @@ func (b *blurrer) blur(band []float32, rows int, va variant) []float32 {
 }
 
 // frameEnd is one end of a frame's card, laid out for comparison, a plane per colour channel:
-// its fine band (desc, fineW wide) and its square, and the coarse band (faceScale a card width,
-// one pixel of margin all round) and its square.
+// its fine band (desc, fineW wide) and the coarse band (faceScale a card width, one pixel of
+// margin all round).
 type frameEnd struct {
 	d           *desc
-	f, f2       [3][]float32
-	c, c2       [3][]float32
+	f           [3][]float32
+	c           [3][]float32
 	il          []float32
 	cRows       int // coarse band rows
 	cTop, cEnd  int // the coarse band's rows wholly in the frame
@@ -369,13 +398,10 @@ func (f *frameEnd) load(d *desc) {
 	n := d.fineRows * fineW
 	for c := range 3 {
 		f.f[c] = resize32(f.f[c], n)
-		f.f2[c] = resize32(f.f2[c], n)
 	}
 	for i := range n {
 		for c := range 3 {
-			v := d.fine[i*3+c]
-			f.f[c][i] = v
-			f.f2[c][i] = v * v
+			f.f[c][i] = d.fine[i*3+c]
 		}
 	}
 	f.fTop, f.fEnd = d.top, d.fineRows
@@ -386,40 +412,39 @@ func (f *frameEnd) load(d *desc) {
 	coarsen(f.il, d.fine, fineW*3, 0, 0, f.coarseWidth, f.cRows)
 	for c := range 3 {
 		f.c[c] = resize32(f.c[c], nc)
-		f.c2[c] = resize32(f.c2[c], nc)
 	}
 	for i := range nc {
 		for c := range 3 {
-			v := f.il[i*3+c]
-			f.c[c][i] = v
-			f.c2[c][i] = v * v
+			f.c[c][i] = f.il[i*3+c]
 		}
 	}
 	f.cTop = (d.top + faceK - 1) / faceK
 	f.cEnd = d.fineRows / faceK
 }
 
-// row returns the frame's values and squares of channel c for row y of part p at shift (dx,
-// dy) (part pixels), or nil when that row is not in the frame.
-func (f *frameEnd) row(p partID, c, y, dx, dy, width int) ([]float32, []float32) {
+// window is where part p at shift (dx, dy) (part pixels) lies in the frame: part row y's values
+// of channel c start at planes[c][off+y*stride], for the rows y in [lo, hi) the frame shows.
+func (f *frameEnd) window(p partID, dx, dy int) (planes *[3][]float32, off, stride, lo, hi int) {
 	if p == face {
-		by := y + 1 + dy
-		if by < f.cTop || by >= f.cEnd {
-			return nil, nil
-		}
-		o := by*f.coarseWidth + 1 + dx
-		return f.c[c][o : o+width], f.c2[c][o : o+width]
-	}
-	by := fineMargin + y + dy
-	if by < f.fTop || by >= f.fEnd {
-		return nil, nil
+		// Coarse row by = y+1+dy, wholly in the frame for by in [cTop, cEnd).
+		return &f.c, (1+dy)*f.coarseWidth + 1 + dx, f.coarseWidth, f.cTop - 1 - dy, f.cEnd - 1 - dy
 	}
 	x0 := fineMargin + dx
 	if p == cornerR {
 		x0 += cornerRX
 	}
-	o := by*fineW + x0
-	return f.f[c][o : o+width], f.f2[c][o : o+width]
+	by := fineMargin + dy
+	return &f.f, by*fineW + x0, fineW, f.fTop - by, f.fEnd - by
+}
+
+// row returns the frame's values of channel c for row y of part p at shift (dx, dy) (part
+// pixels), or nil when that row is not in the frame.
+func (f *frameEnd) row(p partID, c, y, dx, dy, width int) []float32 {
+	planes, off, stride, lo, hi := f.window(p, dx, dy)
+	if y < lo || y >= hi {
+		return nil
+	}
+	return planes[c][off+y*stride:][:width]
 }
 
 // slot is one part of a frame end compared with one part of a view.
@@ -444,29 +469,36 @@ type gains [3]float64
 // has its own gain: a camera's colour and a light's tint change how dark a red ink is in each
 // channel.
 func (m *model) fitPart(f *frameEnd, tp *tpart, p partID, va, dx, dy int) partFit {
+	return m.fitPartOf(f, tp, p, va, dx, dy, false)
+}
+
+// fitPartOf is fitPart, from the binary16 templates when half (va the middle variant).
+func (m *model) fitPartOf(f *frameEnd, tp *tpart, p partID, va, dx, dy int, half bool) partFit {
 	if tp.ignored {
 		return partFit{gain: gains{1, 1, 1}}
 	}
 	var sxx, sxt, stt [3]float64
 	n := 0
 	w := tp.width
-	sup := m.support[p]
-	for y := range tp.rows {
-		if !sup[y] || !tp.known[y] {
+	planes, off, stride, lo, hi := f.window(p, dx, dy)
+	for _, r := range tp.runs {
+		y0, y1 := max(r[0], lo), min(r[1], hi)
+		if y0 >= y1 {
 			continue
 		}
 		for c := range 3 {
-			x, x2 := f.row(p, c, y, dx, dy, w)
-			if x == nil {
-				break
+			var a, b float64
+			if half {
+				a, b = partSumsHalf(tp.halfW[c][y0*w:], tp.halfWT[c][y0*w:], planes[c][off+y0*stride:], w, y1-y0, w, stride)
+				a, b = a/float64(tp.hw), b/float64(tp.hwt)
+			} else {
+				a, b = partSums(tp.w[c][y0*w:], tp.wt[va][c][y0*w:], planes[c][off+y0*stride:], w, y1-y0, w, stride)
 			}
-			sxx[c] += float64(dot32(tp.w[c][y*w:(y+1)*w], x2, 1))
-			sxt[c] += float64(dot32(tp.wt[va][c][y*w:(y+1)*w], x, 1))
-			stt[c] += tp.stt[va][c][y]
-			if c == 2 {
-				n += 3 * w
-			}
+			sxx[c] += a
+			sxt[c] += b
+			stt[c] += tp.sttCum[va][c][y1] - tp.sttCum[va][c][y0]
 		}
+		n += 3 * w * (y1 - y0)
 	}
 	if n == 0 {
 		return partFit{}
@@ -530,11 +562,16 @@ func (m *model) candidates(n int) []cand {
 
 // measure fits candidate c at the given shifts and variant.
 func (m *model) measure(ends []frameEnd, c *candFit, va int) (float64, [2 * nParts]gains) {
+	return m.measureOf(ends, c, va, false)
+}
+
+// measureOf is measure, from the binary16 templates when half (the screening pass).
+func (m *model) measureOf(ends []frameEnd, c *candFit, va int, half bool) (float64, [2 * nParts]gains) {
 	var chi float64
 	var gs [2 * nParts]gains
 	n := 0
 	for i, s := range c.slots() {
-		pf := m.fitPart(&ends[s.end], &m.views[s.view].parts[s.part], s.part, va, c.shift[i][0], c.shift[i][1])
+		pf := m.fitPartOf(&ends[s.end], &m.views[s.view].parts[s.part], s.part, va, c.shift[i][0], c.shift[i][1], half)
 		chi += pf.chi
 		n += pf.n
 		gs[i] = pf.gain
@@ -593,7 +630,8 @@ func abs(v int) int {
 }
 
 // refineTop is how many of the best-fitting candidates are searched for their shifts and blur:
-// the others keep the fit of their parts where the outline puts them, at the middle blur.
+// the others keep the fit of their parts where the outline puts them, at the middle blur, as
+// the screening pass measured it (from binary16 templates, half.go).
 const refineTop = 8
 
 // fit scores every class against the frame's ends (one in the shoe, two on the table): each
@@ -604,7 +642,7 @@ func (m *model) fit(ends []frameEnd, cands []cand, fits []candFit, dist []float6
 	fits = fits[:0]
 	for _, c := range cands {
 		cf := candFit{cand: c, variant: mid}
-		cf.d, cf.gain = m.measure(ends, &cf, mid)
+		cf.d, cf.gain = m.measureOf(ends, &cf, mid, true)
 		fits = append(fits, cf)
 	}
 	sort.Slice(fits, func(i, j int) bool { return fits[i].d < fits[j].d })

@@ -127,7 +127,7 @@ func (m *model) residuals(f *frameEnd, tp *tpart, p partID, va int, shift [2]int
 			continue
 		}
 		for c := range 3 {
-			x, _ := f.row(p, c, y, shift[0], shift[1], w)
+			x := f.row(p, c, y, shift[0], shift[1], w)
 			if x == nil {
 				break
 			}
