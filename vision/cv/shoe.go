@@ -16,61 +16,96 @@ import (
 // agree with is the edge. Nothing assumes a dark background or a light card: a step is measured
 // against the steps of the frame itself.
 
-// planes is an 8-bit or float image as interleaved BGR float32, w × h.
-type planes struct {
-	w, h int
-	px   []float32
-}
-
-func (p *planes) at(x, y int) (float32, float32, float32) {
-	i := (y*p.w + x) * 3
-	return p.px[i], p.px[i+1], p.px[i+2]
-}
-
 // scanner holds a frame's smoothed planes for the edge scans; it is reused between frames.
 type scanner struct {
-	f, hb, vb gocv.Mat // float frame, box-smoothed along x (for rows' steps) and along y
-	h, v      planes
-	prof      []float32 // one profile, 3 values a sample
-	steps     []stepAt
+	f    gocv.Mat  // the float frame, smoothed
+	px   []float32 // its values, BGR interleaved
+	w, h int
+	// A scan line's profile is the frame box-smoothed across the line over smoothW pixels
+	// (a line's steps are a card's edge, not a speck): the columns', made once a frame; a
+	// row's, as far as its scan reads.
+	cols  []float32 // column profiles, h×3 values each, of the columns scanned
+	ps    profileSteps
+	steps []stepAt
 }
+
+// smoothW is the width of a scan line's smoothing (odd).
+const smoothW = 9
 
 func newScanner() *scanner {
-	return &scanner{f: gocv.NewMat(), hb: gocv.NewMat(), vb: gocv.NewMat()}
+	return &scanner{f: gocv.NewMat()}
 }
 
-func (s *scanner) Close() {
-	s.f.Close()
-	s.hb.Close()
-	s.vb.Close()
-}
+func (s *scanner) Close() { s.f.Close() }
 
 // load smooths an 8-bit BGR frame for scanning.
 func (s *scanner) load(frame gocv.Mat) error {
 	frame.ConvertTo(&s.f, gocv.MatTypeCV32FC3)
 	gocv.GaussianBlur(s.f, &s.f, image.Pt(0, 0), 1.0, 1.0, gocv.BorderReplicate)
-	gocv.Blur(s.f, &s.hb, image.Pt(9, 1))
-	gocv.Blur(s.f, &s.vb, image.Pt(1, 9))
 	var err error
-	if s.h.px, err = s.hb.DataPtrFloat32(); err != nil {
+	if s.px, err = s.f.DataPtrFloat32(); err != nil {
 		return err
 	}
-	if s.v.px, err = s.vb.DataPtrFloat32(); err != nil {
-		return err
-	}
-	s.h.w, s.h.h = frame.Cols(), frame.Rows()
-	s.v.w, s.v.h = s.h.w, s.h.h
+	s.w, s.h = frame.Cols(), frame.Rows()
 	return nil
 }
 
-// stepAt is the first lasting step of one scan line: where (in pixels along the line) and how
-// large (the colour distance between the means either side), or none.
+// reflect101 maps i into [0, n) as OpenCV's default border does (… 2 1 | 0 1 2 … n-1 | n-2 …).
+func reflect101(i, n int) int {
+	if n == 1 {
+		return 0
+	}
+	for i < 0 || i >= n {
+		if i < 0 {
+			i = -i
+		} else {
+			i = 2*(n-1) - i
+		}
+	}
+	return i
+}
+
+// smoothColumn writes column x of the frame, each pixel the mean of smoothW across the column
+// (sums in float64, as OpenCV's box filter takes them), into dst (h×3 values).
+func (s *scanner) smoothColumn(x int, dst []float32) {
+	const r = smoothW / 2
+	var xs [smoothW]int
+	for k := range smoothW {
+		xs[k] = reflect101(x-r+k, s.w) * 3
+	}
+	for y := range s.h {
+		row := s.px[y*s.w*3:]
+		var s0, s1, s2 float64
+		for _, o := range xs {
+			v := row[o : o+3]
+			s0 += float64(v[0])
+			s1 += float64(v[1])
+			s2 += float64(v[2])
+		}
+		d := dst[y*3 : y*3+3]
+		d[0], d[1], d[2] = float32(s0*(1.0/smoothW)), float32(s1*(1.0/smoothW)), float32(s2*(1.0/smoothW))
+	}
+}
+
+// smoothAt writes pixel (x, y) of the frame, the mean of smoothW down the row (sums in
+// float64, as OpenCV's box filter takes them), into dst (3 values).
+func (s *scanner) smoothAt(x, y int, dst []float32) {
+	const r = smoothW / 2
+	var s0, s1, s2 float64
+	for k := range smoothW {
+		v := s.px[(reflect101(y-r+k, s.h)*s.w+x)*3:][:3]
+		s0 += float64(v[0])
+		s1 += float64(v[1])
+		s2 += float64(v[2])
+	}
+	dst[0], dst[1], dst[2] = float32(s0*(1.0/smoothW)), float32(s1*(1.0/smoothW)), float32(s2*(1.0/smoothW))
+}
+
+// stepAt is one scan line's largest lasting step (the colour distance between the means either
+// side).
 type stepAt struct {
-	line  float64 // the scan line's coordinate (x of a column, y of a row)
-	pos   float64 // the step's position along it
-	size  float32 // the lasting difference at the step
-	most  float32 // the largest lasting difference anywhere on the line
-	found bool
+	line float64 // the scan line's coordinate (x of a column, y of a row)
+	most float32
 }
 
 // Profile spans around a step: the step itself is measured over ±stepHalf pixels, the colour
@@ -82,77 +117,123 @@ const (
 	stepSpan = 8
 )
 
-// firstStep finds the first lasting step of a profile (n samples of 3 values) from its start,
-// at least thr large: the position where the colour before and after differ by thr or more and
-// the local step is at its peak.
-func firstStep(prof []float32, n int, thr float32) (float64, float32, float32) {
-	// Cumulative sums of each channel: the means either side of a point in constant time.
-	var cum [3][]float32
-	var buf [3][512]float32
+// profileSteps measures the steps of a profile (n samples of 3 values), read from its start
+// only as far as a scan needs: cumulative sums of each channel give the means either side of a
+// point in constant time.
+type profileSteps struct {
+	n      int
+	src    func(k int, dst []float32) // fills sample k's 3 values (nil: prof is whole)
+	prof   []float32
+	cum    [3][]float32
+	filled int // samples [0, filled) are in prof and their sums in cum
+}
+
+// load starts a profile of n samples, whole in prof, or made sample by sample by src.
+func (p *profileSteps) load(prof []float32, n int, src func(int, []float32)) {
+	p.n, p.src, p.filled = n, src, 0
+	if src == nil {
+		p.prof = prof
+	} else {
+		p.prof = resize32(p.prof, 3*n)
+	}
 	for c := range 3 {
-		if n+1 <= len(buf[c]) {
-			cum[c] = buf[c][:n+1]
-		} else {
-			cum[c] = make([]float32, n+1)
-		}
-		cum[c][0] = 0
-		for k := range n {
-			cum[c][k+1] = cum[c][k] + prof[k*3+c]
+		p.cum[c] = resize32(p.cum[c], n+1)
+	}
+}
+
+// ensure makes samples [0, k] (clipped to the profile) and their sums.
+func (p *profileSteps) ensure(k int) {
+	k = min(k, p.n-1)
+	if k < p.filled {
+		return
+	}
+	if p.src != nil {
+		for i := p.filled; i <= k; i++ {
+			p.src(i, p.prof[3*i:3*i+3])
 		}
 	}
-	last := func(i int) float32 {
-		// Means of [i-gap-span, i-gap] and [i+gap, i+gap+span], clipped to the profile.
-		a0, a1 := max(0, i-stepGap-stepSpan), i-stepGap
-		b0, b1 := i+stepGap, min(n-1, i+stepGap+stepSpan)
-		if a1 < a0 || b1 < b0 {
-			return 0
-		}
-		var d float32
-		for c := range 3 {
-			sa := cum[c][a1+1] - cum[c][a0]
-			sb := cum[c][b1+1] - cum[c][b0]
-			d += abs32(sb/float32(b1-b0+1) - sa/float32(a1-a0+1))
-		}
-		return d
+	c0, c1, c2 := p.cum[0], p.cum[1], p.cum[2]
+	s0, s1, s2 := c0[p.filled], c1[p.filled], c2[p.filled]
+	for i := p.filled; i <= k; i++ {
+		v := p.prof[3*i : 3*i+3]
+		s0 += v[0]
+		s1 += v[1]
+		s2 += v[2]
+		c0[i+1], c1[i+1], c2[i+1] = s0, s1, s2
 	}
-	local := func(i int) float32 {
-		if i-stepHalf < 0 || i+stepHalf >= n {
-			return 0
-		}
-		var d float32
-		for c := range 3 {
-			d += abs32(prof[(i+stepHalf)*3+c] - prof[(i-stepHalf)*3+c])
-		}
-		return d
+	p.filled = k + 1
+}
+
+// last is the lasting step at i: the colour distance between the means of [i-gap-span, i-gap]
+// and [i+gap, i+gap+span], clipped to the profile.
+func (p *profileSteps) last(i int) float32 {
+	a0, a1 := max(0, i-stepGap-stepSpan), i-stepGap
+	b0, b1 := i+stepGap, min(p.n-1, i+stepGap+stepSpan)
+	if a1 < a0 || b1 < b0 {
+		return 0
 	}
+	p.ensure(b1)
+	var d float32
+	for c := range 3 {
+		sa := p.cum[c][a1+1] - p.cum[c][a0]
+		sb := p.cum[c][b1+1] - p.cum[c][b0]
+		d += abs32(sb/float32(b1-b0+1) - sa/float32(a1-a0+1))
+	}
+	return d
+}
+
+// local is the step over ±stepHalf at i.
+func (p *profileSteps) local(i int) float32 {
+	if i-stepHalf < 0 || i+stepHalf >= p.n {
+		return 0
+	}
+	p.ensure(i + stepHalf)
+	var d float32
+	for c := range 3 {
+		d += abs32(p.prof[(i+stepHalf)*3+c] - p.prof[(i-stepHalf)*3+c])
+	}
+	return d
+}
+
+// largest is the largest lasting step anywhere on the profile.
+func (p *profileSteps) largest() float32 {
 	var most float32
-	pos, size := -1.0, float32(0)
+	for i := stepGap; i < p.n-stepGap; i++ {
+		most = max(most, p.last(i))
+	}
+	return most
+}
+
+// first finds the first lasting step from the profile's start at least thr large: the
+// position where the colour before and after differ by thr or more and the local step is at
+// its peak, and the lasting step's size there; -1 when there is none.
+func (p *profileSteps) first(thr float32) (float64, float32) {
+	n := p.n
 	for i := stepGap; i < n-stepGap; i++ {
-		l := last(i)
-		most = max(most, l)
-		if pos >= 0 || l < thr {
+		l := p.last(i)
+		if l < thr {
 			continue
 		}
 		// The edge is the steepest point of the step: the peak of the local step over the
 		// span the lasting step was measured on (a card's dark rim and its white face are one
 		// edge, found at the same place whichever of the two crossed the threshold first).
-		j, best := i, local(i)
+		j, best := i, p.local(i)
 		for k := i + 1; k < min(n-stepHalf, i+stepGap+stepSpan); k++ {
-			if v := local(k); v > best {
+			if v := p.local(k); v > best {
 				j, best = k, v
 			}
 		}
 		// Sub-pixel: the vertex of the parabola through the peak and its neighbours.
 		off := 0.0
 		if j > 0 && j < n-1 {
-			a, b, c := float64(local(j-1)), float64(best), float64(local(j+1))
+			a, b, c := float64(p.local(j-1)), float64(best), float64(p.local(j+1))
 			if den := a - 2*b + c; den < 0 {
 				off = 0.5 * (a - c) / den
 			}
 		}
-		pos, size = float64(j)+off, l
+		return float64(j) + off, l
 	}
-	return pos, size, most
+	return -1, 0
 }
 
 func abs32(v float32) float32 {
@@ -160,31 +241,6 @@ func abs32(v float32) float32 {
 		return -v
 	}
 	return v
-}
-
-// column fills s.prof with column x of the row-smoothed planes, from y0 down (dir +1) or up.
-func (s *scanner) column(x, y0, dir int) int {
-	n := 0
-	s.prof = s.prof[:0]
-	for y := y0; y >= 0 && y < s.h.h; y += dir {
-		b, g, r := s.h.at(x, y)
-		s.prof = append(s.prof, b, g, r)
-		n++
-	}
-	return n
-}
-
-// row fills s.prof with row y of the column-smoothed planes, from x0 rightwards (dir +1) or
-// leftwards.
-func (s *scanner) row(y, x0, dir int) int {
-	n := 0
-	s.prof = s.prof[:0]
-	for x := x0; x >= 0 && x < s.v.w; x += dir {
-		b, g, r := s.v.at(x, y)
-		s.prof = append(s.prof, b, g, r)
-		n++
-	}
-	return n
 }
 
 // Scan geometry: every scanStep pixels, and edges at most maxTilt off square to the frame.
@@ -206,16 +262,19 @@ type shoeOutline struct {
 
 // findShoe finds the card's top edge and sides in a reader frame loaded into s.
 func (s *scanner) findShoe() (pose, shoeOutline, error) {
-	w, h := s.h.w, s.h.h
+	w, h := s.w, s.h
 	var out shoeOutline
 	// Columns first: the top edge is the first step from the top of the frame.
 	cols := s.steps[:0]
+	s.cols = resize32(s.cols, max(0, (w-4*scanStep+scanStep-1)/scanStep)*h*3)
 	for x := 2 * scanStep; x < w-2*scanStep; x += scanStep {
-		n := s.column(x, 0, 1)
-		pos, size, most := firstStep(s.prof, n, math.MaxFloat32)
-		_ = pos
-		_ = size
-		cols = append(cols, stepAt{line: float64(x), most: most})
+		prof := s.cols[len(cols)*h*3:][:h*3]
+		s.smoothColumn(x, prof)
+		s.ps.load(prof, h, nil)
+		cols = append(cols, stepAt{line: float64(x), most: s.ps.largest()})
+	}
+	if len(cols) == 0 {
+		return pose{}, out, errors.Join(errNoCard, errors.New("no top edge"))
 	}
 	// How large a step counts: a share of what the frame's own lines show at their largest,
 	// so a dark card on a dark felt is found as a white one on a green felt is.
@@ -230,8 +289,8 @@ func (s *scanner) findShoe() (pose, shoeOutline, error) {
 	var ts, cs []float64
 	for i := range cols {
 		x := int(cols[i].line)
-		n := s.column(x, 0, 1)
-		if pos, _, _ := firstStep(s.prof, n, thr); pos >= 0 {
+		s.ps.load(s.cols[i*h*3:][:h*3], h, nil)
+		if pos, _ := s.ps.first(thr); pos >= 0 {
 			ts = append(ts, float64(x))
 			cs = append(cs, pos)
 		}
@@ -246,13 +305,13 @@ func (s *scanner) findShoe() (pose, shoeOutline, error) {
 	topAt := func(x float64) float64 { return out.top.at(x) }
 	yStart := int(math.Max(topAt(0), topAt(float64(w-1)))) + 2*stepGap + stepSpan
 	for y := max(yStart, 0); y < h-stepHalf; y += scanStep {
-		n := s.row(y, 0, 1)
-		if pos, _, _ := firstStep(s.prof, n, thr); pos >= 0 {
+		s.ps.load(nil, w, func(k int, dst []float32) { s.smoothAt(k, y, dst) })
+		if pos, _ := s.ps.first(thr); pos >= 0 {
 			ly = append(ly, float64(y))
 			lx = append(lx, pos)
 		}
-		n = s.row(y, w-1, -1)
-		if pos, _, _ := firstStep(s.prof, n, thr); pos >= 0 {
+		s.ps.load(nil, w, func(k int, dst []float32) { s.smoothAt(w-1-k, y, dst) })
+		if pos, _ := s.ps.first(thr); pos >= 0 {
 			ry = append(ry, float64(y))
 			rx = append(rx, float64(w-1)-pos)
 		}
