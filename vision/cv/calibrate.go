@@ -393,7 +393,7 @@ func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOpti
 		// threshold makes a template its card's frames will often miss: the rule stays safe
 		// (its estimate counts those frames), but the technician should capture it again.
 		for _, f := range unfit(frames, trials, ft.maxDist) {
-			poor = append(poor, fmt.Sprintf("%s: most of its perturbed frames fit its own template worse than the %s view's threshold (%.2f): its card will often be rejected; if it is, capture it again (too small, out of focus, cut by the frame's edge?)", f.name(), v, ft.maxDist))
+			poor = append(poor, f.note(v, ft.maxDist))
 		}
 		if ft.readRate < minReadRate {
 			return nil, fmt.Errorf("%w: the %s view's rule (distance ≤ %.2f, lead ≥ %.2f) reads only %.1f%% of the calibration frames perturbed: it would reject most cards (a one-ended design passed at either end? pass the deck again turned end for end, --turned)", ErrCalibration, v, ft.maxDist, ft.minLead, 100*ft.readRate)
@@ -581,10 +581,27 @@ func (w *worker) recognizer(p *calibration.VisionProfile, m *model, v vision.Vie
 	return r
 }
 
-// unfit returns the calibration frames most of whose measured trials fit their own class worse
-// than maxDist.
-func unfit(frames []*calFrame, trials [][]trial, maxDist float64) []*calFrame {
-	var out []*calFrame
+// unfitFrame is a calibration frame its card's frames will often miss: measured is false when
+// the view's outline was found in none of its perturbed frames, else most of them fit its own
+// template worse than the threshold (median their median distance).
+type unfitFrame struct {
+	*calFrame
+	measured bool
+	median   float64
+}
+
+// note is what the technician is told of it.
+func (u unfitFrame) note(v vision.View, maxDist float64) string {
+	if !u.measured {
+		return fmt.Sprintf("%s: the %s view found no card in its perturbed frames: its card will often be rejected; if it is, capture it again (too small, out of focus, cut by the frame's edge?)", u.name(), v)
+	}
+	return fmt.Sprintf("%s: most of its perturbed frames fit its own template worse than the %s view's threshold (median %.2f, threshold %.2f): its card will often be rejected; if it is, capture it again (too small, out of focus, cut by the frame's edge?)", u.name(), v, u.median, maxDist)
+}
+
+// unfit returns the calibration frames none of whose trials was measured, or most of whose
+// measured trials fit their own class worse than maxDist.
+func unfit(frames []*calFrame, trials [][]trial, maxDist float64) []unfitFrame {
+	var out []unfitFrame
 	for i, ts := range trials {
 		var own []float64
 		for _, t := range ts {
@@ -593,12 +610,12 @@ func unfit(frames []*calFrame, trials [][]trial, maxDist float64) []*calFrame {
 			}
 		}
 		if len(own) == 0 {
-			out = append(out, frames[i])
+			out = append(out, unfitFrame{calFrame: frames[i]})
 			continue
 		}
 		slices.Sort(own)
-		if own[len(own)/2] > maxDist {
-			out = append(out, frames[i])
+		if m := own[len(own)/2]; m > maxDist {
+			out = append(out, unfitFrame{calFrame: frames[i], measured: true, median: m})
 		}
 	}
 	return out

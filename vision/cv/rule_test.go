@@ -3,6 +3,7 @@ package cv
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -154,10 +155,14 @@ func TestUnfit(t *testing.T) {
 	}
 	var got []string
 	for _, f := range unfit(frames, trials, 2) {
-		got = append(got, f.name())
+		got = append(got, f.note(vision.Table, 2))
 	}
-	if strings.Join(got, " ") != "2s.jpg 3s.jpg" {
-		t.Errorf("unfit named %v, want [2s.jpg 3s.jpg]", got)
+	want := []string{
+		"2s.jpg: most of its perturbed frames fit its own template worse than the table view's threshold (median 2.50, threshold 2.00): its card will often be rejected; if it is, capture it again (too small, out of focus, cut by the frame's edge?)",
+		"3s.jpg: the table view found no card in its perturbed frames: its card will often be rejected; if it is, capture it again (too small, out of focus, cut by the frame's edge?)",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("unfit's notes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 
