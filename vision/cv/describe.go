@@ -37,17 +37,18 @@ func (d *desc) rows() int { return d.fineRows - fineMargin }
 
 // describer turns a frame region into descs; it keeps its Mats between frames.
 type describer struct {
-	warp, hp gocv.Mat
-	buf      []float32
+	warp, hp, box gocv.Mat
+	buf           []float32
 }
 
 func newDescriber() *describer {
-	return &describer{warp: gocv.NewMat(), hp: gocv.NewMat()}
+	return &describer{warp: gocv.NewMat(), hp: gocv.NewMat(), box: gocv.NewMat()}
 }
 
 func (d *describer) Close() {
 	d.warp.Close()
 	d.hp.Close()
+	d.box.Close()
 }
 
 // describe resamples the card at pose p from the float frame f into dst: length card widths of
@@ -106,9 +107,13 @@ func (d *describer) describe(f gocv.Mat, p *pose, length float64, dst *desc) err
 		d.buf = v
 		white[c] = max(minWhite, quantile32(v, 0.95))
 	}
-	// The local mean: three box blurs of the band (a Gaussian of hpSigma, at a fraction of the
-	// cost of a kernel that wide).
-	gocv.GaussianBlur(d.warp, &d.hp, image.Pt(0, 0), hpSigma*fineScale, hpSigma*fineScale, gocv.BorderReplicate)
+	// The local mean: three box blurs of the band (a Gaussian of hpSigma, at a fifth of the
+	// cost of a kernel that wide), its edges mirrored (OpenCV's default border): a band cut by
+	// the frame, or starting above the card, is not pulled towards its edge row repeated.
+	k := image.Pt(boxFor(hpSigma*fineScale), boxFor(hpSigma*fineScale))
+	gocv.Blur(d.warp, &d.hp, k)
+	gocv.Blur(d.hp, &d.box, k)
+	gocv.Blur(d.box, &d.hp, k)
 	gocv.Subtract(d.warp, d.hp, &d.hp)
 	hp, err := d.hp.DataPtrFloat32()
 	if err != nil {
