@@ -73,7 +73,7 @@ func recognizers(t testing.TB, p *calibration.VisionProfile) (*cv.Recognizer, *c
 
 // The floors below are the figures measured on this fixture less a margin for the renderer's
 // randomness; the wrong answers are none, always.
-var readFloor = map[string]float64{"shoe": 0.80, "table": 0.92, "none": 0.90}
+var readFloor = map[string]float64{"shoe": 0.82, "table": 0.92, "none": 0.90}
 
 func TestRenderedDeck(t *testing.T) {
 	dir, p := rendered(t)
