@@ -231,6 +231,12 @@ func (p *profileSteps) first(thr float32) (float64, float32) {
 				off = 0.5 * (a - c) / den
 			}
 		}
+		if float64(j)+off < 0 {
+			// An edge at the profile's very start, its vertex extrapolated before it: the
+			// scan goes on to the next point (as it always has; a clamped vertex, measured,
+			// moved calibrations enough to read a dev frame wrong).
+			continue
+		}
 		return float64(j) + off, l
 	}
 	return -1, 0
