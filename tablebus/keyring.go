@@ -239,35 +239,15 @@ func NewKey() (ed25519.PrivateKey, error) {
 }
 
 // WritePrivateKey writes priv to path as PEM PKCS #8 (readable by openssl), mode 0600, failing
-// if the file exists: a key is never overwritten. The key is written whole to a temporary file
-// and linked into place, so a process that lists the directory meanwhile (another daemon
-// making the development keyring) never reads a key half written.
+// if the file exists: a key is never overwritten. It is written whole (WriteWhole), so a process
+// that lists the directory meanwhile (another daemon making the development keyring) never reads
+// a key half written.
 func WritePrivateKey(path string, priv ed25519.PrivateKey) error {
 	der, err := x509.MarshalPKCS8PrivateKey(priv)
 	if err != nil {
 		return fmt.Errorf("tablebus: %w", err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("tablebus: writing the key: %w", err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	err = f.Chmod(0o600)
-	if err == nil {
-		err = pem.Encode(f, &pem.Block{Type: "PRIVATE KEY", Bytes: der})
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		// link(2) fails with EEXIST where rename would replace: the no-overwrite promise.
-		err = os.Link(tmp, path)
-	}
-	if err != nil {
+	if err := WriteWhole(path, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600, false); err != nil {
 		return fmt.Errorf("tablebus: writing the key: %w", err)
 	}
 	return nil
@@ -301,25 +281,8 @@ func WritePublicKey(path string, pub ed25519.PublicKey) error {
 	if err != nil {
 		return fmt.Errorf("tablebus: %w", err)
 	}
-	// Whole or not at all (a temporary file renamed over it): daemons starting together each
-	// write the development root's, and a reader never sees it half written.
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("tablebus: writing the public key: %w", err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	// Whole (WriteWhole): daemons starting together each write the development root's.
+	if err := WriteWhole(path, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o644, true); err != nil {
 		return fmt.Errorf("tablebus: writing the public key: %w", err)
 	}
 	return nil
@@ -348,3 +311,34 @@ func ReadPublicKey(path string) (ed25519.PublicKey, error) {
 
 // EncodePub returns a public key as a keyring writes it.
 func EncodePub(pub ed25519.PublicKey) string { return base64.RawURLEncoding.EncodeToString(pub) }
+
+// WriteWhole writes data to path with mode perm, whole or not at all: to a temporary file beside
+// it, synced, then moved into place, so that another process reading the directory meanwhile
+// (daemons making the development keys together) never sees it half written. With replace it
+// renames over what is there; without, it fails with an error wrapping fs.ErrExist if path
+// exists (link(2), not rename, keeps that promise: a key is never overwritten).
+func WriteWhole(path string, data []byte, perm os.FileMode, replace bool) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // after a link, the name only; after a rename, nothing
+	err = f.Chmod(perm)
+	if err == nil {
+		_, err = f.Write(data)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if replace {
+		return os.Rename(tmp, path)
+	}
+	return os.Link(tmp, path)
+}

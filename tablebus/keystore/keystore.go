@@ -70,27 +70,11 @@ func trimNewline(b []byte) []byte {
 	return b
 }
 
-// WriteKeyring writes a keyring file atomically (a temporary file renamed over it).
+// WriteKeyring writes a keyring file whole (tablebus.WriteWhole), replacing what is there: two processes
+// making the development keys at once (a daemon and `sabot progressive serve --dev-keys`) each
+// rename a whole keyring.
 func WriteKeyring(path string, kr *tablebus.Keyring) error {
-	// A temporary file of its own: two processes making the development keys at once (a
-	// daemon and `sabot progressive serve --dev-keys`) each rename a whole keyring.
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("keystore: %w", err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(append(append([]byte(nil), kr.Raw()...), '\n'))
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := tablebus.WriteWhole(path, append(append([]byte(nil), kr.Raw()...), '\n'), 0o644, true); err != nil {
 		return fmt.Errorf("keystore: %w", err)
 	}
 	return nil
