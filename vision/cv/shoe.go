@@ -27,13 +27,28 @@ type scanner struct {
 	cols  []float32 // column profiles, h×3 values each, of the columns scanned
 	ps    profileSteps
 	steps []stepAt
+	// The row being scanned, from the left or (rev) from the right, and the sampler of it
+	// made once (a closure a row would be an allocation a row).
+	rowY   int
+	rowRev bool
+	rowFn  func(int, []float32)
 }
 
 // smoothW is the width of a scan line's smoothing (odd).
 const smoothW = 9
 
 func newScanner() *scanner {
-	return &scanner{f: gocv.NewMat()}
+	s := &scanner{f: gocv.NewMat()}
+	s.rowFn = s.rowSample
+	return s
+}
+
+// rowSample fills the smoothed values of sample k of the row being scanned.
+func (s *scanner) rowSample(k int, dst []float32) {
+	if s.rowRev {
+		k = s.w - 1 - k
+	}
+	s.smoothAt(k, s.rowY, dst)
 }
 
 func (s *scanner) Close() { s.f.Close() }
@@ -311,12 +326,14 @@ func (s *scanner) findShoe() (pose, shoeOutline, error) {
 	topAt := func(x float64) float64 { return out.top.at(x) }
 	yStart := int(math.Max(topAt(0), topAt(float64(w-1)))) + 2*stepGap + stepSpan
 	for y := max(yStart, 0); y < h-stepHalf; y += scanStep {
-		s.ps.load(nil, w, func(k int, dst []float32) { s.smoothAt(k, y, dst) })
+		s.rowY, s.rowRev = y, false
+		s.ps.load(nil, w, s.rowFn)
 		if pos, _ := s.ps.first(thr); pos >= 0 {
 			ly = append(ly, float64(y))
 			lx = append(lx, pos)
 		}
-		s.ps.load(nil, w, func(k int, dst []float32) { s.smoothAt(w-1-k, y, dst) })
+		s.rowRev = true
+		s.ps.load(nil, w, s.rowFn)
 		if pos, _ := s.ps.first(thr); pos >= 0 {
 			ry = append(ry, float64(y))
 			rx = append(rx, float64(w-1)-pos)
