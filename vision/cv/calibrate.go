@@ -384,7 +384,7 @@ func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOpti
 		if err != nil {
 			return nil, err
 		}
-		ft := fitRule(slices.Concat(trials...), func(blur, a, b int, dist []float64) float64 { return leadOf(m.deltaV[blur], a, b, dist) })
+		ft := fitRule(slices.Concat(trials...), func(a, b int, dist []float64) float64 { return leadOf(m.delta, a, b, dist) })
 		p.Rules[v.String()] = calibration.VisionRule{
 			MaxDistance: ft.maxDist, MinLead: ft.minLead, Noise: noiseRecord(noise),
 			FalseAccept: ft.falseAccept, ReadRate: ft.readRate, Samples: ft.samples, Wrong: ft.wrong,
@@ -633,7 +633,7 @@ func (w *worker) trial(rec *Recognizer, frames []*calFrame, i int, source string
 	if !ok {
 		return trial{own: frames[i].class}
 	}
-	return trial{measured: true, own: frames[i].class, dist: slices.Clone(rec.classDist(n)), blur: rec.blur}
+	return trial{measured: true, own: frames[i].class, dist: slices.Clone(rec.classDist(n))}
 }
 
 // sampleView makes one perturbed frame of frames[i] as view v sees it and describes it into

@@ -32,16 +32,14 @@
 // Score every class. The frame is compared with each class's template, at each end, part by part:
 // the two top corners (where designs print the index) fine, the face coarse; each part at the
 // shift (a few pixels either way) it fits best, with the template's blur variant that fits the
-// frame best (motion along the card, focus: the frame's, so every class is compared at the best
-// class's), a gain per colour channel, by squared differences weighted
+// frame (motion along the card, focus), a gain per colour channel, by squared differences weighted
 // by the noise model calibration measured: how much frames of a card differ from its template,
 // more on a steep edge than on paper (noise.go). A class's distance D is the mean weighted square,
 // about 1 for a frame of it as harsh as calibration's perturbations (model.go).
 //
 // Decide by one rule. The best class is the answer when D(best) ≤ T and its lead over every other
 // class b, (D(b) − D(best)) / √(δ(best, b) · D(best)) — the difference of the two distances in
-// units of its spread, δ how far b's template is from best's at the frame's blur — is at least M.
-// Otherwise the frame
+// units of its spread, δ how far b's template is from best's — is at least M. Otherwise the frame
 // is rejected, naming the best class and the rival it leads least. T and M are not set by hand:
 // calibration perturbs every calibration frame many times, harder than a camera in the field
 // (blur, noise, a coarser sensor, sharpening, shift, scale, rotation, light, JPEG, the card slid
@@ -52,8 +50,7 @@
 // gives a frame's trace (the outline, the five best classes with how each was compared, the rule
 // and what decided).
 //
-// A passage of frames is decided by the same rule on the frames' mean distances, δ of the sharp
-// templates (the frames' blurs differ; the sharp δ is the largest and the lead the smallest)
+// A passage of frames is decided by the same rule on the frames' mean distances
 // (vision.Combiner); one frame that on its own reads another class rejects it.
 //
 // # Resources

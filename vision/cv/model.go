@@ -19,8 +19,7 @@ import (
 //     card within a pixel or two, and printing is not registered to the card's edge exactly;
 //   - with the template blurred as the frame is (a card sliding out of the shoe is blurred
 //     along its length, a camera out of focus all round): the template's blur variant that
-//     fits the best class best. The blur is the frame's, not a class's: a rival free to pick
-//     its own blur would hide, in a blurrier variant, the details that tell it apart;
+//     fits best;
 //   - with a gain: the frame's ink may be fainter or darker than the calibration frame's;
 //
 // by the squared difference of each value from the template's, weighted by how much a frame of
@@ -120,10 +119,7 @@ type model struct {
 	noise   [nParts]noiseModel
 	// delta[a][b]: how far class b's template is from class a's (see decide).
 	delta [][]float64
-	// deltaV[va]: delta with both templates blurred as variant va (a frame compared at that
-	// blur: two templates blurred alike differ less).
-	deltaV [][][]float64
-	table  bool
+	table bool
 }
 
 // newModel builds the views of every class's template (templates[c] for class c; nil: the
@@ -203,10 +199,7 @@ func newModel(classes []string, templates []*cardTemplate, length float64, noise
 			}
 		}
 	}
-	for va := range m.variants {
-		m.deltaV = append(m.deltaV, m.deltas(va))
-	}
-	m.delta = m.deltaV[0]
+	m.delta = m.deltas()
 	return m
 }
 
@@ -670,18 +663,6 @@ func (m *model) fit(ends []frameEnd, cands []cand, fits []candFit, dist []float6
 		cf.refined = true
 	}
 	sort.Slice(fits, func(i, j int) bool { return fits[i].d < fits[j].d })
-	// The blur is the frame's: every searched class is compared at the best one's.
-	if len(fits) > 0 {
-		vb := fits[0].variant
-		for k := 1; k < len(fits); k++ {
-			cf := &fits[k]
-			if cf.refined && cf.variant != vb {
-				cf.d, cf.gain = m.measure(ends, cf, vb)
-				cf.variant = vb
-			}
-		}
-		sort.Slice(fits, func(i, j int) bool { return fits[i].d < fits[j].d })
-	}
 	for i := range dist {
 		dist[i] = math.Inf(1)
 	}
@@ -695,7 +676,7 @@ func (m *model) fit(ends []frameEnd, cands []cand, fits []candFit, dist []float6
 // class's template, compared sharp and where the outline puts it, would give a frame that is
 // the other class's template. On the shoe, the larger of the two ends' (a frame shows one end;
 // the larger is the stricter yardstick); on the table, the whole card.
-func (m *model) deltas(blur int) [][]float64 {
+func (m *model) deltas() [][]float64 {
 	n := len(m.classes)
 	out := make([][]float64, n)
 	for i := range out {
@@ -704,20 +685,6 @@ func (m *model) deltas(blur int) [][]float64 {
 	byKey := map[[2]int]int{}
 	for i, v := range m.views {
 		byKey[[2]int{v.class, v.end}] = i
-	}
-	// Each view's values at this blur: the weighted templates divided by their weights.
-	vals := make([][nParts][3][]float32, len(m.views))
-	for i := range m.views {
-		for p := range nParts {
-			tp := &m.views[i].parts[p]
-			for c := range 3 {
-				v := make([]float32, len(tp.w[c]))
-				for k := range v {
-					v[k] = tp.wt[blur][c][k] / tp.w[c][k]
-				}
-				vals[i][p][c] = v
-			}
-		}
 	}
 	dist := func(a, b int, e int) float64 {
 		va, okA := byKey[[2]int{a, e}]
@@ -733,19 +700,17 @@ func (m *model) deltas(blur int) [][]float64 {
 				return
 			}
 			w := ta.width
+			// t_b − t_a: the weighted templates divided by their weights give the values.
 			for y := range ta.rows {
 				if !m.support[p][y] || !ta.known[y] || !tb.known[y] {
 					continue
 				}
 				for c := range 3 {
-					wa := ta.w[c][y*w : (y+1)*w]
-					xa, xb := vals[va][p][c][y*w:(y+1)*w], vals[vb][p][c][y*w:(y+1)*w]
-					var row float32
-					for i := range wa {
-						d := xb[i] - xa[i]
-						row += wa[i] * d * d
+					for i := y * w; i < (y+1)*w; i++ {
+						x := float64(tb.wt[0][c][i]) / float64(tb.w[c][i])
+						t := float64(ta.wt[0][c][i]) / float64(ta.w[c][i])
+						chi += float64(ta.w[c][i]) * (x - t) * (x - t)
 					}
-					chi += float64(row)
 				}
 				cnt += 3 * w
 			}

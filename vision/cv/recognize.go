@@ -35,7 +35,6 @@ type Recognizer struct {
 	cands []cand
 	fits  []candFit
 	dist  []float64
-	blur  int // the blur variant of the last frame's best class (-1: a passage's mean)
 }
 
 var _ vision.Judge = (*Recognizer)(nil)
@@ -247,10 +246,6 @@ func (r *Recognizer) classDist(n int) []float64 {
 		r.ends[e].load(&r.descs[e])
 	}
 	r.fits = r.m.fit(r.ends[:n], r.cands, r.fits, r.dist)
-	r.blur = 0
-	if len(r.fits) > 0 {
-		r.blur = r.fits[0].variant
-	}
 	return r.dist
 }
 
@@ -260,7 +255,6 @@ func (r *Recognizer) Judge(dist []float64) vision.Result {
 	if len(dist) != len(r.m.classes) {
 		return vision.Rejected(fmt.Sprintf("evidence of %d classes, the profile has %d", len(dist), len(r.m.classes)), 0)
 	}
-	r.blur = 0 // a passage's frames were compared at their own blurs: the sharp yardstick
 	res, _ := r.decide(dist)
 	return res
 }
@@ -289,9 +283,6 @@ type Decision struct {
 // template worse, and wanders more). A frame that is a's template plus noise leads b by about
 // √δ/√D(a) in these units whatever the pair; two templates alike (δ 0) are never told apart.
 func (r *Recognizer) lead(a, b int, dist []float64) float64 {
-	if r.blur > 0 && r.blur < len(r.m.deltaV) {
-		return leadOf(r.m.deltaV[r.blur], a, b, dist)
-	}
 	return leadOf(r.m.delta, a, b, dist)
 }
 

@@ -32,7 +32,6 @@ type trial struct {
 	measured bool      // the card was found and described
 	own      int       // its class
 	dist     []float64 // every class's distance
-	blur     int       // the blur variant the best class was compared at
 }
 
 // fitted is a derived rule with its figures.
@@ -83,7 +82,7 @@ func upperTail(s []float64, x float64) float64 {
 }
 
 // fitRule derives the threshold and the margin from the trials, leads measured by lead.
-func fitRule(trials []trial, leadAt func(blur, best, rival int, dist []float64) float64) fitted {
+func fitRule(trials []trial, lead func(best, rival int, dist []float64) float64) fitted {
 	out := fitted{samples: len(trials)}
 	// The threshold: the distance within which fitShare of the perturbed frames fit their own
 	// class. A frame that fits no class as well is not read: a card of another deck, a card
@@ -110,7 +109,6 @@ func fitRule(trials []trial, leadAt func(blur, best, rival int, dist []float64) 
 		if !t.measured {
 			continue
 		}
-		lead := func(a, b int, d []float64) float64 { return leadAt(t.blur, a, b, d) }
 		w := math.Inf(-1)
 		for c, d := range t.dist {
 			if c == t.own || math.IsNaN(d) || d > out.maxDist || nonCard(c) && nonCard(t.own) {
@@ -132,7 +130,7 @@ func fitRule(trials []trial, leadAt func(blur, best, rival int, dist []float64) 
 		if !t.measured {
 			continue
 		}
-		best, runner := bestAndRunner(t.dist, func(a, b int, d []float64) float64 { return leadAt(t.blur, a, b, d) })
+		best, runner := bestAndRunner(t.dist, lead)
 		if runner < out.minLead || t.dist[best] > out.maxDist {
 			continue
 		}

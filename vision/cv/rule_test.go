@@ -103,7 +103,7 @@ func TestFitRule(t *testing.T) {
 		}
 		trials = append(trials, trial{measured: true, own: own, dist: d})
 	}
-	ft := fitRule(trials, func(_, a, b int, d []float64) float64 { return lead(a, b, d) })
+	ft := fitRule(trials, lead)
 	if ft.falseAccept > falseAcceptTarget || ft.minLead < 0 {
 		t.Fatalf("margin %v with estimated false accepts %v", ft.minLead, ft.falseAccept)
 	}
@@ -125,7 +125,7 @@ func TestFitRule(t *testing.T) {
 	// A frame read as another class at a lead past any margin the others allow: the margin
 	// goes past it.
 	bad := trial{measured: true, own: 0, dist: []float64{1.2, 0.2, 12}}
-	ft2 := fitRule(append(trials, bad), func(_, a, b int, d []float64) float64 { return lead(a, b, d) })
+	ft2 := fitRule(append(trials, bad), lead)
 	if l := lead(1, 0, bad.dist); ft2.minLead <= l {
 		t.Errorf("margin %v, under the lead %v a wrong class reached", ft2.minLead, l)
 	}
