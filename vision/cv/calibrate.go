@@ -357,7 +357,7 @@ func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOpti
 				if !ok {
 					continue
 				}
-				s := noiseSample{class: frames[i].class}
+				s := noiseSample{class: frames[i].class, end: frames[i].end}
 				for e := range n {
 					d := rec.descs[e]
 					d.fine = slices.Clone(d.fine)

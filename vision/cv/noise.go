@@ -13,10 +13,11 @@ import (
 // differences grow with the slope: a value on an edge differs by what a fraction of a pixel's
 // misplacement or a misjudged blur makes of it, one on paper or inside a pip by the noise.
 
-// noiseSample is one perturbed calibration frame: its description(s) and its class.
+// noiseSample is one perturbed calibration frame: its description(s), its class and the end of
+// the card on top (1: a frame of the second pass, turned end for end).
 type noiseSample struct {
-	class int
-	ends  []*desc // one (a shoe frame) or two (a whole card: its two ends)
+	class, end int
+	ends       []*desc // one (a shoe frame) or two (a whole card: its two ends)
 }
 
 // noiseBins is how many bins of the template's squared gradient the differences are averaged
@@ -40,7 +41,9 @@ func fitNoise(classes []string, templates []*cardTemplate, length float64, sampl
 		}
 		cands := m.candidates(len(s.ends))
 		for _, c := range cands {
-			if c.class != s.class || m.views[c.a].end != 0 {
+			// Its own class with the end it shows on top: a turned pass's frame compared with
+			// the other end would count the two ends' difference as noise.
+			if c.class != s.class || m.views[c.a].end != s.end {
 				continue
 			}
 			cf := candFit{cand: c}
