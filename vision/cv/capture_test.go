@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -389,5 +390,64 @@ func TestWriteProfileReport(t *testing.T) {
 	want := fmt.Sprintf("shoe: distance ≤ %.3f and lead ≥ %.2f; estimated false accepts ", sh.MaxDistance, sh.MinLead)
 	if !strings.HasPrefix(facts[2], want) || !strings.HasSuffix(facts[2], fmt.Sprintf("read in calibration %.1f%% (%d perturbed frames, 0 wrong)", 100*sh.ReadRate, sh.Samples)) {
 		t.Errorf("shoe rule %q, want %q…", facts[2], want)
+	}
+}
+
+// How close the table's outline comes to the card's rendered corners, over every tuning design:
+// table frames (any rotation, felt) and photographs (perspective, a light table, uneven light,
+// JPEG), in % of the card's width. The art's own outline stands in from the rendered corners by
+// up to 3%, so the floors are on the 90th percentile and on the cards not found.
+func TestFindCardAccuracy(t *testing.T) {
+	var all []float64
+	missed := 0
+	for _, d := range visiontest.Tuning {
+		r := visiontest.NeedArt(t, d)
+		asp, _ := r.Aspect()
+		rng := rand.New(rand.NewPCG(7, 7))
+		m := gocv.NewMat()
+		var errs []float64
+		for i := range 24 {
+			l, size := visiontest.RandomTableLook(rng, visiontest.Hard, asp), visiontest.TableSize
+			if i%2 == 1 {
+				l, size = visiontest.RandomPhotoLook(rng, asp), visiontest.PhotoSize
+			}
+			tok := []string{"As", "Kh", "Qd", "10c", "7s", "Jh"}[i%6]
+			if err := r.Render(&m, size, visiontest.Subject{Token: tok}, l, rng); err != nil {
+				t.Fatal(err)
+			}
+			o, err := cv.FindCard(m, vision.Table)
+			if err != nil {
+				t.Logf("%s frame %d (%s) not found: %v", d, i, tok, err)
+				missed++
+				continue
+			}
+			wd := math.Hypot(l.Corners[1][0]-l.Corners[0][0], l.Corners[1][1]-l.Corners[0][1])
+			for _, c := range l.Corners {
+				bd := math.Inf(1)
+				for _, p := range o.Corners {
+					bd = min(bd, math.Hypot(float64(p.X)-c[0], float64(p.Y)-c[1]))
+				}
+				errs = append(errs, 100*bd/wd)
+			}
+		}
+		m.Close()
+		r.Close()
+		slices.Sort(errs)
+		if len(errs) > 0 {
+			t.Logf("%-24s corners off by (%% of the width): median %.2f, 90th percentile %.2f, most %.2f", d, errs[len(errs)/2], errs[len(errs)*9/10], errs[len(errs)-1])
+		}
+		all = append(all, errs...)
+	}
+	slices.Sort(all)
+	p90 := all[len(all)*9/10]
+	t.Logf("every design: median %.2f, 90th percentile %.2f, 99th %.2f; %d of %d cards not found", all[len(all)/2], p90, all[len(all)*99/100], missed, 24*len(visiontest.Tuning))
+	// Measured 3, photographs all ("the outline's sides are not straight").
+	if missed > 3 {
+		t.Errorf("%d cards not found (at most 3)", missed)
+	}
+	// Measured 3.40: oxygen's corners stand 6.5% inside the card (the outline on its white rim's
+	// inner edge; docs/vision.md, 3 December).
+	if p90 > 3.7 {
+		t.Errorf("the corners' 90th percentile is %.2f%% of the card's width (at most 3.7%%)", p90)
 	}
 }
