@@ -429,19 +429,20 @@ func TestFindCardAccuracy(t *testing.T) {
 			}
 			wd := math.Hypot(l.Corners[1][0]-l.Corners[0][0], l.Corners[1][1]-l.Corners[0][1])
 			ld := math.Hypot(l.Corners[3][0]-l.Corners[0][0], l.Corners[3][1]-l.Corners[0][1])
+			// The card's own axes: a corner's offset along its width and its length.
+			ex := [2]float64{(l.Corners[1][0] - l.Corners[0][0]) / wd, (l.Corners[1][1] - l.Corners[0][1]) / wd}
+			ey := [2]float64{(l.Corners[3][0] - l.Corners[0][0]) / ld, (l.Corners[3][1] - l.Corners[0][1]) / ld}
 			for ci, c := range l.Corners {
 				bd, dx, dy := math.Inf(1), 0.0, 0.0
 				for _, p := range o.Corners {
-					if d := math.Hypot(float64(p.X)-c[0], float64(p.Y)-c[1]); d < bd {
-						bd, dx, dy = d, float64(p.X)-c[0], float64(p.Y)-c[1]
+					if e := math.Hypot(float64(p.X)-c[0], float64(p.Y)-c[1]); e < bd {
+						bd, dx, dy = e, float64(p.X)-c[0], float64(p.Y)-c[1]
 					}
 				}
 				errs = append(errs, 100*bd/wd)
 				if 100*bd/wd > 10 {
 					continue // another outline than the card's: counted above, not a jitter
 				}
-				ex := [2]float64{(l.Corners[1][0] - l.Corners[0][0]) / wd, (l.Corners[1][1] - l.Corners[0][1]) / wd}
-				ey := [2]float64{(l.Corners[3][0] - l.Corners[0][0]) / ld, (l.Corners[3][1] - l.Corners[0][1]) / ld}
 				offs[ci] = append(offs[ci], [2]float64{100 * (dx*ex[0] + dy*ex[1]) / wd, 100 * (dx*ey[0] + dy*ey[1]) / wd})
 			}
 		}
@@ -466,6 +467,9 @@ func TestFindCardAccuracy(t *testing.T) {
 			t.Logf("%-24s corners off by (%% of the width): median %.2f, 90th percentile %.2f, most %.2f; spread %.2f", d, errs[len(errs)/2], errs[len(errs)*9/10], errs[len(errs)-1], spreads[len(spreads)-1])
 		}
 		all = append(all, errs...)
+	}
+	if len(all) == 0 || len(spreads) == 0 {
+		t.Fatalf("no card found in any of the %d frames", 24*len(visiontest.Tuning))
 	}
 	slices.Sort(all)
 	slices.Sort(spreads)
