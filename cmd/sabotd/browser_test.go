@@ -195,10 +195,18 @@ func TestBrowser(t *testing.T) {
 		chromedp.WaitVisible(`#live.on`),
 		chromedp.WaitVisible(`#t-T1 .felt .card[data-card]:not([data-card=""])`),
 	)
-	got := eval("the cards", `(() => {
-		const c = document.querySelectorAll('#t-T1 .felt .card[data-card]:not([data-card=""])');
-		return c.length + ' ' + getComputedStyle(c[0]).backgroundImage;
-	})()`)
+	// The felt re-renders as events arrive: a round settled between the wait and this look
+	// clears it, so the look waits (up to 10 s) for the next round's cards.
+	got := eval("the cards", `new Promise(resolve => {
+		const t0 = Date.now();
+		const look = () => {
+			const c = document.querySelectorAll('#t-T1 .felt .card[data-card]:not([data-card=""])');
+			if (c.length > 0) return resolve(c.length + ' ' + getComputedStyle(c[0]).backgroundImage);
+			if (Date.now() - t0 > 10000) return resolve('0 no card on the felt for 10 s');
+			setTimeout(look, 50);
+		};
+		look();
+	})`)
 	if n, bg, _ := strings.Cut(got, " "); n == "0" || !strings.Contains(bg, "/art/cards.svg") {
 		t.Fatalf("cards on the felt and their art: %q", got)
 	}
