@@ -468,8 +468,11 @@ func TestFindCardAccuracy(t *testing.T) {
 		}
 		all = append(all, errs...)
 	}
-	if len(all) == 0 || len(spreads) == 0 {
+	switch {
+	case len(all) == 0:
 		t.Fatalf("no card found in any of the %d frames", 24*len(visiontest.Tuning))
+	case len(spreads) == 0:
+		t.Fatalf("%d corners found, none within 10%% of the card's width of a rendered corner", len(all))
 	}
 	slices.Sort(all)
 	slices.Sort(spreads)

@@ -44,6 +44,7 @@ func rendered(t testing.TB) (string, *calibration.VisionProfile) {
 			return
 		}
 		fixture.dir = dir
+		cv.AtExit = append(cv.AtExit, func() { os.RemoveAll(dir) })
 		spec := visiontest.SetSpec{Shoe: 2, Table: 1, Other: 4, Seed: 11}
 		if fixture.err = r.WriteSet(context.Background(), dir, spec); fixture.err != nil {
 			return
