@@ -19,7 +19,7 @@ import (
 // a version this build does not know, is refused.
 const (
 	VisionFormat  = "sabot-vision-profile"
-	VisionVersion = 5
+	VisionVersion = 6
 )
 
 // MaxVisionProfileBytes bounds what LoadVision reads: a profile is a few megabytes at most.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,7 +82,9 @@ func TestVisionErrors(t *testing.T) {
 		{name: "wrong format", raw: func(b []byte) []byte {
 			return bytes.Replace(b, []byte(`"sabot-vision-profile"`), []byte(`"sabot-shuffler-profile"`), 1)
 		}},
-		{name: "future version", raw: func(b []byte) []byte { return bytes.Replace(b, []byte(`"version": 5`), []byte(`"version": 6`), 1) }},
+		{name: "future version", raw: func(b []byte) []byte {
+			return bytes.Replace(b, fmt.Appendf(nil, `"version": %d`, VisionVersion), fmt.Appendf(nil, `"version": %d`, VisionVersion+1), 1)
+		}},
 		{name: "camera size", change: func(p *VisionProfile) { p.Camera.Width = 0 }},
 		{name: "source", change: func(p *VisionProfile) { p.Source = "webcam" }},
 		{name: "passes", change: func(p *VisionProfile) { p.Passes = 3 }},

@@ -110,8 +110,17 @@ func (d *describer) describe(f gocv.Mat, p *pose, length float64, dst *desc) err
 	// The local mean: three box blurs of the band (a Gaussian of hpSigma, at a fifth of the
 	// cost of a kernel that wide), its edges mirrored (OpenCV's default border): a band cut by
 	// the frame, or starting above the card, is not pulled towards its edge row repeated.
+	// The card alone: the band's margins (the felt, or a light table, beside and above the
+	// card) are the card's own pixels mirrored at its edges, so that what lies round the card
+	// does not leak into the mean its edge pixels are taken from.
+	d.warp.CopyTo(&d.box)
+	bx, err := d.box.DataPtrFloat32()
+	if err != nil {
+		return err
+	}
+	mirrorMargins(bx, valid, max(top, fineMargin))
 	k := image.Pt(boxFor(hpSigma*fineScale), boxFor(hpSigma*fineScale))
-	gocv.Blur(d.warp, &d.hp, k)
+	gocv.Blur(d.box, &d.hp, k)
 	gocv.Blur(d.hp, &d.box, k)
 	gocv.Blur(d.box, &d.hp, k)
 	gocv.Subtract(d.warp, d.hp, &d.hp)
@@ -126,6 +135,24 @@ func (d *describer) describe(f gocv.Mat, p *pose, length float64, dst *desc) err
 	}
 	dst.top = top
 	return nil
+}
+
+// mirrorMargins replaces the band's margins (px: fineW × rows × 3) by the card's pixels mirrored
+// at its sides and at its top row cardTop.
+func mirrorMargins(px []float32, rows, cardTop int) {
+	for y := range rows {
+		r := px[y*fineW*3 : (y+1)*fineW*3]
+		for x := range fineMargin {
+			copy(r[x*3:x*3+3], r[(2*fineMargin-1-x)*3:])
+			xr := fineMargin + fineScale + x
+			copy(r[xr*3:xr*3+3], r[(2*(fineMargin+fineScale)-1-xr)*3:])
+		}
+	}
+	for y := range cardTop {
+		if m := 2*cardTop - 1 - y; m < rows {
+			copy(px[y*fineW*3:(y+1)*fineW*3], px[m*fineW*3:])
+		}
+	}
 }
 
 // preBlur is the blur (Gaussian sigma, fine pixels) every description is taken at: what a

@@ -75,6 +75,11 @@ const (
 	gainMax = 1.3
 )
 
+// channelSpread bounds how far a channel's gain may stray from the part's own: a camera's
+// colour response makes an ink deeper in one channel than another by some tens of percent, not
+// by three times (a black glyph's red channel faded to fit a red one's).
+const channelSpread = 1.5
+
 // noiseModel is one part's expected difference between a frame of a class and its template:
 // σ² = sigma0² + kappa·g, g the template's squared gradient there (noise.go).
 type noiseModel struct{ sigma0, kappa float64 }
@@ -465,9 +470,10 @@ type partFit struct {
 // gains are a part's gain per colour channel.
 type gains [3]float64
 
-// fitPart compares a slot at shift (dx, dy) (part pixels) and variant va. Each colour channel
-// has its own gain: a camera's colour and a light's tint change how dark a red ink is in each
-// channel.
+// fitPart compares a slot at shift (dx, dy) (part pixels) and variant va. The part has a gain,
+// fitted over its three channels, and each channel its own within channelSpread of it: a
+// camera's colour and a light's tint change how dark a red ink is in each channel, but a red
+// glyph is not a black one faded in its red channel.
 func (m *model) fitPart(f *frameEnd, tp *tpart, p partID, va, dx, dy int) partFit {
 	return m.fitPartOf(f, tp, p, va, dx, dy, false)
 }
@@ -505,14 +511,24 @@ func (m *model) fitPartOf(f *frameEnd, tp *tpart, p partID, va, dx, dy int, half
 	}
 	var out partFit
 	out.n = n
+	var xt, tt float64
 	for c := range 3 {
-		g := 1.0
-		if stt[c] > 0 {
-			g = min(gainMax, max(gainMin, sxt[c]/stt[c]))
-		}
-		out.gain[c] = g
-		out.chi += max(0, sxx[c]-2*g*sxt[c]+g*g*stt[c])
+		xt, tt = xt+sxt[c], tt+stt[c]
 	}
+	g := 1.0
+	if tt > 0 {
+		g = min(gainMax, max(gainMin, xt/tt))
+	}
+	glo, ghi := max(gainMin, g/channelSpread), min(gainMax, g*channelSpread)
+	for c := range 3 {
+		gc := g
+		if stt[c] > 0 {
+			gc = min(ghi, max(glo, sxt[c]/stt[c]))
+		}
+		out.gain[c] = gc
+		out.chi += max(0, sxx[c]-2*gc*sxt[c]+gc*gc*stt[c])
+	}
+
 	return out
 }
 
