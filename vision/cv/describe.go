@@ -107,12 +107,12 @@ func (d *describer) describe(f gocv.Mat, p *pose, length float64, dst *desc) err
 		d.buf = v
 		white[c] = max(minWhite, quantile32(v, 0.95))
 	}
-	// The local mean: three box blurs of the band (a Gaussian of hpSigma, at a fifth of the
-	// cost of a kernel that wide), its edges mirrored (OpenCV's default border): a band cut by
-	// the frame, or starting above the card, is not pulled towards its edge row repeated.
-	// The card alone: the band's margins (the felt, or a light table, beside and above the
-	// card) are the card's own pixels mirrored at its edges, so that what lies round the card
-	// does not leak into the mean its edge pixels are taken from.
+	// The local mean: three box blurs (a Gaussian of hpSigma, at a fifth of the cost of a
+	// kernel that wide) of the card alone: the band's margins (the felt, or a light table,
+	// beside and above the card) replaced by the card's own pixels mirrored at its edges, so
+	// that what lies round the card does not leak into its edge pixels' mean; the band's own
+	// edges mirrored too (OpenCV's default border), so that a band cut by the frame is not
+	// pulled towards its edge row repeated.
 	d.warp.CopyTo(&d.box)
 	bx, err := d.box.DataPtrFloat32()
 	if err != nil {

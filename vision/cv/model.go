@@ -528,7 +528,6 @@ func (m *model) fitPartOf(f *frameEnd, tp *tpart, p partID, va, dx, dy int, half
 		out.gain[c] = gc
 		out.chi += max(0, sxx[c]-2*gc*sxt[c]+gc*gc*stt[c])
 	}
-
 	return out
 }
 
