@@ -278,7 +278,7 @@ func TestVisionReadExplain(t *testing.T) {
 		`^view: shoe$`,
 		`^outline: top edge \d+ points, left side \d+ points, right side \d+ points \(steps of \d+ and more[;,] .*\)$`,
 		`^corners: \(\d+\.\d, \d+\.\d\) \(\d+\.\d, \d+\.\d\); card width \d+\.\d px$`,
-		`^  1\. Qh   distance \d+\.\d\d\d, leads the runner-up by \d+\.\d\d \(end [01], blur \d+ px along, \d\.\d px round; left corner \([-+]\d, [-+]\d\) gain \d\.\d\d \d\.\d\d \d\.\d\d; .*\)$`,
+		`^  1\. Qh   distance \d+\.\d\d\d, leads the runner-up by \d+\.\d\d \(end [01], blur \d+ px along, \d\.\d px round; left corner \([-+]\d, [-+]\d\) gain \d\.\d\d \d\.\d\d \d\.\d\d distance \d+\.\d\d; .*\)$`,
 		`^  2\. \S+ +distance \d+\.\d\d\d, led by -?\d+\.\d\d \(end [01], .*\)$`,
 		`^  3\. \S+ +distance \d+\.\d\d\d, led by -?\d+\.\d\d \(end [01], .*\)$`,
 		`^  4\. \S+ +distance \d+\.\d\d\d, led by -?\d+\.\d\d \(end [01], .*\)$`,

@@ -144,7 +144,7 @@ func (r *Recognizer) read(frame gocv.Mat, explain bool) (vision.Result, *Trace, 
 	res.Elapsed = time.Since(start)
 	if tr != nil {
 		tr.Decision = dec
-		tr.top(r.m, r.fits, dist, func(c int) float64 { return r.lead(dec.best, c, dist) })
+		tr.top(r.m, r.ends[:n], r.fits, dist, func(c int) float64 { return r.lead(dec.best, c, dist) })
 	}
 	return res, tr, nil
 }
@@ -381,7 +381,7 @@ type ClassFit struct {
 	How      string
 }
 
-func (t *Trace) top(m *model, fits []candFit, dist []float64, lead func(int) float64) {
+func (t *Trace) top(m *model, ends []frameEnd, fits []candFit, dist []float64, lead func(int) float64) {
 	idx := make([]int, 0, len(dist))
 	for i, d := range dist {
 		if !math.IsNaN(d) && !math.IsInf(d, 1) {
@@ -398,7 +398,7 @@ func (t *Trace) top(m *model, fits []candFit, dist []float64, lead func(int) flo
 		}
 		for _, f := range fits {
 			if f.class == i && f.d == dist[i] {
-				cf.How = m.describeFit(f)
+				cf.How = m.describeFit(ends, f)
 				break
 			}
 		}
@@ -406,8 +406,9 @@ func (t *Trace) top(m *model, fits []candFit, dist []float64, lead func(int) flo
 	}
 }
 
-// describeFit says how a candidate was compared: its end, blur and each part's shift and gain.
-func (m *model) describeFit(f candFit) string {
+// describeFit says how a candidate was compared: its end, blur and each part's shift, gain and
+// distance (the part's own mean weighted square: the part that does not fit stands out).
+func (m *model) describeFit(ends []frameEnd, f candFit) string {
 	v := m.variants[f.variant]
 	var b strings.Builder
 	fmt.Fprintf(&b, "end %d, blur %d px along, %.1f px round;", m.views[f.a].end, v.motion, v.focus)
@@ -417,7 +418,11 @@ func (m *model) describeFit(f candFit) string {
 			name = "far " + name
 		}
 		g := f.gain[i]
-		fmt.Fprintf(&b, " %s (%+d, %+d) gain %.2f %.2f %.2f;", name, f.shift[i][0], f.shift[i][1], g[0], g[1], g[2])
+		fmt.Fprintf(&b, " %s (%+d, %+d) gain %.2f %.2f %.2f", name, f.shift[i][0], f.shift[i][1], g[0], g[1], g[2])
+		if pf := m.fitPart(&ends[s.end], &m.views[s.view].parts[s.part], s.part, f.variant, f.shift[i][0], f.shift[i][1]); pf.n > 0 {
+			fmt.Fprintf(&b, " distance %.2f", pf.chi/float64(pf.n))
+		}
+		b.WriteString(";")
 	}
 	if !f.refined {
 		b.WriteString(" not searched (not among the best fitting)")
