@@ -476,9 +476,9 @@ func TestFindCardAccuracy(t *testing.T) {
 	}
 	slices.Sort(all)
 	slices.Sort(spreads)
-	p90, spread := all[len(all)*9/10], spreads[len(spreads)/2]
-	t.Logf("every design: median %.2f, 90th percentile %.2f, 99th %.2f; %d of %d cards not found; spread: median %.2f, most %.2f", all[len(all)/2], p90, all[len(all)*99/100], missed, 24*len(visiontest.Tuning), spread, spreads[len(spreads)-1])
-	// Measured 0.59 (each side the outermost gradient peak at the outline's level: 1.04).
+	p90, p99, spread := all[len(all)*9/10], all[len(all)*99/100], spreads[len(spreads)/2]
+	t.Logf("every design: median %.2f, 90th percentile %.2f, 99th %.2f; %d of %d cards not found; spread: median %.2f, most %.2f", all[len(all)/2], p90, p99, missed, 24*len(visiontest.Tuning), spread, spreads[len(spreads)-1])
+	// Measured 0.58 (each side the outermost gradient peak at the outline's level: 1.04).
 	if spread > 0.75 {
 		t.Errorf("the corners' spread from frame to frame is %.2f%% of the card's width, the median over the designs (at most 0.75%%)", spread)
 	}
@@ -486,8 +486,12 @@ func TestFindCardAccuracy(t *testing.T) {
 	if missed > 2 {
 		t.Errorf("%d cards not found (at most 2)", missed)
 	}
-	// Measured 3.23: oxygen's corners stand 6.5% inside the card (the outline on its white rim's
-	// inner edge; docs/vision.md, 3 December).
+	// Measured 2.89 and 5.44 (tigullio-international's). Before the outer step was looked for,
+	// 3.23 and 7.51: oxygen's corners stood 6.5% inside the card, on its white rim's inner edge
+	// (table.go refine).
+	if p99 > 6.5 {
+		t.Errorf("the corners' 99th percentile is %.2f%% of the card's width (at most 6.5%%): an outline on a printed border inside the card?", p99)
+	}
 	if p90 > 3.7 {
 		t.Errorf("the corners' 90th percentile is %.2f%% of the card's width (at most 3.7%%)", p90)
 	}

@@ -72,7 +72,7 @@ func FindCard(frame gocv.Mat, view vision.View) (Outline, error) {
 		for i, c := range p.corners {
 			o.Corners[i] = pt(c)
 		}
-		o.Whole = true
+		o.Whole = to.whole
 	default:
 		return Outline{}, fmt.Errorf("vision: FindCard: unknown view %v", view)
 	}

@@ -56,7 +56,7 @@ func New(p *calibration.VisionProfile, view vision.View) (*Recognizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := newModel(classes, templates, p.CardLength, noiseOf(rule), view == vision.Table)
+	m := newModel(classes, templates, p.CardLength, noiseOf(rule), view == vision.Table, seenRows(p.Source, p.Passes, p.CardLength))
 	return newRecognizer(p, view, m, rule), nil
 }
 
@@ -206,8 +206,21 @@ func (r *Recognizer) locate(frame gocv.Mat, tr *Trace) (int, error) {
 	frame.ConvertTo(&r.f, gocv.MatTypeCV32FC3)
 	gocv.GaussianBlur(r.f, &r.f, image.Pt(0, 0), 0.7, 0.7, gocv.BorderReplicate)
 	q := p.turned()
+	var errs [2]error
 	for e, pp := range []*pose{&p, &q} {
-		if err := r.d.describe(r.f, pp, length, &r.descs[e]); err != nil {
+		errs[e] = r.d.describe(r.f, pp, length, &r.descs[e])
+		var eo errOutline
+		if errors.As(errs[e], &eo) {
+			// An end cut by the frame's edge: nothing of it is compared (its rows are none).
+			r.descs[e].top, r.descs[e].fineRows = 0, 0
+			r.descs[e].fine = r.descs[e].fine[:0]
+		}
+	}
+	if errs[0] != nil && errs[1] != nil {
+		return 0, errs[0]
+	}
+	for _, err := range errs {
+		if err != nil && !errors.As(err, new(errOutline)) {
 			return 0, err
 		}
 	}

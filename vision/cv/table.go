@@ -22,6 +22,7 @@ import (
 type tableFinder struct {
 	blur, gx, gy, m, mag, bin gocv.Mat
 	magPx                     []float32
+	blurPx                    []uint8
 	stack                     []int32
 	w, h                      int
 }
@@ -42,6 +43,7 @@ type tableOutline struct {
 	candidates int     // outlines of a card's shape looked at
 	thr        float32 // the gradient taken as an edge
 	fit        float64 // the share of each side's edge points off its line
+	whole      bool    // the card's four corners are in the frame
 }
 
 // Card outline acceptance: a card covers at least minCardArea of the frame, its sides' ratio
@@ -78,6 +80,10 @@ func (t *tableFinder) gradient(frame gocv.Mat) error {
 	}
 	var err error
 	t.magPx, err = t.mag.DataPtrFloat32()
+	if err != nil {
+		return err
+	}
+	t.blurPx, err = t.blur.DataPtrUint8()
 	t.w, t.h = frame.Cols(), frame.Rows()
 	return err
 }
@@ -232,12 +238,16 @@ func (t *tableFinder) outlineAt(thr float32, w, h int) (pose, tableOutline, erro
 	q = orderCorners(q)
 	out.corners = q
 	// A corner may be off the frame by a little: a card's corners are rounded, and its index
-	// stands in from them (whether each index is in the frame is the description's to say).
+	// stands in from them. A card cut by the frame's edge is read from what the frame shows of
+	// it (the description keeps the rows wholly in the frame) when one of its ends, an index,
+	// is in; calibration wants the whole card.
 	slack := cornerSlack * min(q[0].dist(q[1]), q[1].dist(q[2]))
-	for _, c := range q {
-		if c.x < -slack || c.y < -slack || c.x > float64(w)+slack || c.y > float64(h)+slack {
-			return pose{}, out, errors.Join(errNoCard, errors.New("the card is not wholly in the frame"))
-		}
+	in := func(c point) bool {
+		return c.x >= -slack && c.y >= -slack && c.x <= float64(w)+slack && c.y <= float64(h)+slack
+	}
+	out.whole = in(q[0]) && in(q[1]) && in(q[2]) && in(q[3])
+	if !(in(q[0]) && in(q[1])) && !(in(q[2]) && in(q[3])) {
+		return pose{}, out, errors.Join(errNoCard, errors.New("neither end of the card is wholly in the frame"))
 	}
 	p, ok := quadPose(q)
 	if !ok {
@@ -294,8 +304,28 @@ func polygonArea(hull []image.Point) float64 {
 // sensor noise.
 const minGradient = 6
 
+// outerStep: a step across a side, averaged along it, outside the steepest one found there is
+// the card's edge when it is at least this share of that one's; outerGap pixels apart at the
+// least (a step's own width after the gradient's smoothing). Under half, the felt's grain and a
+// card's soft shadow would pass; a card's edge against any table is rarely under half its
+// print's.
+const (
+	outerStep = 0.2
+	outerGap  = 3.0
+)
+
+// lum is the blurred frame's brightness at p (the sum of its channels), 0 outside the frame.
+func (t *tableFinder) lum(p point) float64 {
+	x, y := int(math.Round(p.x)), int(math.Round(p.y))
+	if x < 0 || y < 0 || x >= t.w || y >= t.h {
+		return 0
+	}
+	i := (y*t.w + x) * 3
+	return float64(t.blurPx[i]) + float64(t.blurPx[i+1]) + float64(t.blurPx[i+2])
+}
+
 // refine fits a line to each side of the quadrilateral q: along the side's middle (away from the
-// rounded corners), the steepest point of the gradient across it (where it is over floor), to a
+// rounded corners), the outermost steep step of the gradient across it (where it is over floor), to a
 // fraction of a pixel.
 func (t *tableFinder) refine(q [4]point, floor float32) ([4]point, float64, bool) {
 	w, h := t.w, t.h
@@ -318,6 +348,7 @@ func (t *tableFinder) refine(q [4]point, floor float32) ([4]point, float64, bool
 	}
 	var lines [4]line
 	var off float64
+	centre := lerp(lerp(q[0], q[1], 0.5), lerp(q[2], q[3], 0.5), 0.5)
 	for s := range 4 {
 		a, b := q[s], q[(s+1)%4]
 		d := b.sub(a)
@@ -327,41 +358,85 @@ func (t *tableFinder) refine(q [4]point, floor float32) ([4]point, float64, bool
 		}
 		u = d.mul(1 / n)
 		nor := u.perp()
+		// Across the side outwards, away from the card's middle.
+		if nor.x*(a.x+b.x-2*centre.x)+nor.y*(a.y+b.y-2*centre.y) < 0 {
+			nor = nor.mul(-1)
+		}
 		vertical := math.Abs(d.y) > math.Abs(d.x)
 		band := max(4, n*0.05)
-		var ts, cs []float64
-		for k := 0.12; k <= 0.88; k += 2 / n {
-			c := lerp(a, b, k)
+		// peak is the steepest point across the side at c within [lo, hi] outwards, to a
+		// fraction of a pixel (the vertex of the parabola through it and its neighbours).
+		peak := func(c point, lo, hi float64) (float64, float64) {
 			bo, bm := 0.0, 0.0
-			for o := -band; o <= band; o += 0.5 {
+			for o := lo; o <= hi; o += 0.5 {
 				if m := across(c.add(nor.mul(o))); m > bm {
 					bo, bm = o, m
 				}
 			}
-			if bm < float64(floor) {
-				continue
-			}
-			// Sub-pixel: the vertex of the parabola through the peak and its neighbours.
 			m0, m2 := across(c.add(nor.mul(bo-1))), across(c.add(nor.mul(bo+1)))
 			if den := m0 - 2*bm + m2; den < 0 {
 				bo += 0.5 * (m0 - m2) / den
 			}
-			// In the side's own frame (along it, across it), whatever the card's angle.
-			v := c.add(nor.mul(bo)).sub(a)
-			ts, cs = append(ts, v.x*u.x+v.y*u.y), append(cs, v.x*nor.x+v.y*nor.y)
+			return bo, bm
 		}
-		if len(ts) < 6 {
-			return q, 0, false
+		// fit fits the side's line to each sample's steepest point within [lo, hi] of
+		// base(t) (across the side, outwards).
+		fit := func(base func(float64) float64, lo, hi float64) (line, int) {
+			var ts, cs []float64
+			for k := 0.12; k <= 0.88; k += 2 / n {
+				t0 := k * n
+				c := a.add(u.mul(t0)).add(nor.mul(base(t0)))
+				bo, bm := peak(c, lo, hi)
+				if bm < float64(floor) {
+					continue
+				}
+				ts, cs = append(ts, t0), append(cs, base(t0)+bo)
+			}
+			if len(ts) < 6 {
+				return line{}, len(ts)
+			}
+			return fitLine(ts, cs, 1.5, 0.2, max(6, len(ts)/2)), len(ts)
 		}
-		l := fitLine(ts, cs, 1.5, 0.2, max(6, len(ts)/2))
+		l, nts := fit(func(float64) float64 { return 0 }, -band, band)
 		if l.n == 0 {
 			return q, 0, false
+		}
+		// The card's edge is the outermost step of its outline: a bordered design's print just
+		// inside it (a red border on white) may step as steeply, the felt outside it does not.
+		// Averaged along the side, a step outside the line found is looked for.
+		alongLine := func(f func(point) float64, o float64) float64 {
+			m, k := 0.0, 0
+			for t0 := l.t0; t0 <= l.t1; t0 += 2 {
+				m += f(a.add(u.mul(t0)).add(nor.mul(l.at(t0) + o)))
+				k++
+			}
+			return m / float64(max(k, 1))
+		}
+		step := func(o float64) float64 { return alongLine(across, o) }
+		s0 := step(0)
+		for o := band; o >= outerGap; o -= 0.5 {
+			so := step(o)
+			if so < outerStep*s0 || so < float64(floor) || so < step(o-0.5) || so < step(o+0.5) {
+				continue
+			}
+			// Between the two steps is the card's margin when it is paper: lighter than the
+			// print inside it and the table outside it. An outline drawn round the card (darker),
+			// a shadow, the card's thickness seen at a slant or the edge's own blur are not.
+			if mid := alongLine(t.lum, o/2); mid <= alongLine(t.lum, o+outerGap) || mid <= alongLine(t.lum, -outerGap) {
+				break
+			}
+			{
+				if lo, no := fit(l.at, o-outerGap/2, o+outerGap/2); lo.n > 0 {
+					l, nts = lo, no
+				}
+				break
+			}
 		}
 		// Back to the frame: the line through two of its points.
 		p0 := a.add(u.mul(l.t0)).add(nor.mul(l.at(l.t0)))
 		p1 := a.add(u.mul(l.t1)).add(nor.mul(l.at(l.t1)))
 		lines[s] = lineThrough(p0, p1, vertical, l.n)
-		off += float64(len(ts)-l.n) / float64(len(ts))
+		off += float64(nts-l.n) / float64(nts)
 	}
 	var out [4]point
 	for s := range 4 {
