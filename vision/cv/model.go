@@ -128,8 +128,9 @@ type model struct {
 }
 
 // newModel builds the views of every class's template (templates[c] for class c; nil: the
-// class is not known) for a view of the frame.
-func newModel(classes []string, templates []*cardTemplate, length float64, noise [nParts]noiseModel, table bool) *model {
+// class is not known) for a view of the frame. The face is compared over the first faceSeen
+// rows at most: the rows calibration saw (see seenRows).
+func newModel(classes []string, templates []*cardTemplate, length float64, noise [nParts]noiseModel, table bool, faceSeen int) *model {
 	m := &model{classes: classes, length: length, noise: noise, table: table, variants: shoeVariants}
 	if table {
 		m.variants = tableVariants
@@ -172,7 +173,7 @@ func newModel(classes []string, templates []*cardTemplate, length float64, noise
 				continue
 			}
 			for y := range m.faceRows {
-				ok := true
+				ok := (y+1)*faceK <= faceSeen
 				for j := range faceK {
 					r := y*faceK + j
 					ok = ok && r < et.rows && et.known[r]
@@ -206,6 +207,17 @@ func newModel(classes []string, templates []*cardTemplate, length float64, noise
 	}
 	m.delta = m.deltas()
 	return m
+}
+
+// seenRows is how many rows from the top of a card calibration saw rather than inferred: one
+// pass of a two-ended design completes the far end's rows by symmetry (template.go), true of
+// its index corners, not of a one-way picture or pip in its middle, so the face is not
+// compared there.
+func seenRows(source string, passes int, length float64) int {
+	if source == "shoe" && passes == 1 && length > 0 {
+		return int(math.Round(length*fineScale)) - symRows
+	}
+	return math.MaxInt
 }
 
 // partsOf makes a view's template parts from its end's template.

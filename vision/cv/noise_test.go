@@ -1,6 +1,7 @@
 package cv
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -33,11 +34,46 @@ func TestNoiseTurnedPass(t *testing.T) {
 			}
 		}
 	}
-	noise := fitNoise([]string{"As", "Ks"}, templates, float64(lf)/fineScale, samples, false)
+	noise := fitNoise([]string{"As", "Ks"}, templates, float64(lf)/fineScale, samples, false, math.MaxInt)
 	for p, n := range noise {
 		// The sensor's noise, and a little for the model's blur variants and gains.
 		if n.sigma0 > 2*sigma {
 			t.Errorf("%s: noise floor %.3f, the samples' noise is %.3f", partNames[p], n.sigma0, sigma)
+		}
+	}
+}
+
+// One pass of a two-ended design infers its far end by symmetry, true of its index corners but
+// not of a one-way face: the face is compared over the rows calibration saw only.
+func TestFaceSeenRows(t *testing.T) {
+	const lf = 180
+	if got, want := seenRows("shoe", 1, float64(lf)/fineScale), lf-symRows; got != want {
+		t.Errorf("one shoe pass of a two-ended design: the face's rows %d, want %d", got, want)
+	}
+	for _, c := range []struct {
+		source string
+		passes int
+		length float64
+	}{{"shoe", 2, 1.4}, {"photo", 1, 1.4}, {"shoe", 1, 0}} {
+		if got := seenRows(c.source, c.passes, c.length); got != math.MaxInt {
+			t.Errorf("%+v: the face's rows %d, want all", c, got)
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 5))
+	var templates []*cardTemplate
+	for range 2 {
+		tm := newTemplate(lf)
+		tm.put(cardDesc(randomCard(rng, lf), lf, lf, 0), 0)
+		templates = append(templates, tm)
+	}
+	var unit [nParts]noiseModel
+	for p := range unit {
+		unit[p] = noiseModel{sigma0: 1}
+	}
+	m := newModel([]string{"As", "Ks"}, templates, float64(lf)/fineScale, unit, true, lf-symRows)
+	for y, ok := range m.support[face] {
+		if want := (y+1)*faceK <= lf-symRows; ok != want {
+			t.Errorf("face row %d (card rows %d-%d) compared %v, want %v", y, y*faceK, (y+1)*faceK-1, ok, want)
 		}
 	}
 }
