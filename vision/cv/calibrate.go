@@ -347,7 +347,7 @@ func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOpti
 		for i := range unit {
 			unit[i] = noiseModel{sigma0: 1}
 		}
-		base := newModel(classes, templates, length, unit, table, seenRows(source, len(passes), length))
+		base := newModel(classes, templates, length, unit, table, inferredRows(source, len(passes), length))
 		samples := make([][]noiseSample, len(frames))
 		err := parallel(ctx, len(frames), func(wk *worker, i int) error {
 			rec := wk.recognizer(p, base, v)
@@ -370,8 +370,8 @@ func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOpti
 		if err != nil {
 			return nil, err
 		}
-		noise := fitNoise(classes, templates, length, slices.Concat(samples...), table, seenRows(source, len(passes), length))
-		m := newModel(classes, templates, length, noise, table, seenRows(source, len(passes), length))
+		noise := fitNoise(classes, templates, length, slices.Concat(samples...), table, inferredRows(source, len(passes), length))
+		m := newModel(classes, templates, length, noise, table, inferredRows(source, len(passes), length))
 		trials := make([][]trial, len(frames))
 		err = parallel(ctx, len(frames), func(wk *worker, i int) error {
 			rec := wk.recognizer(p, m, v)

@@ -128,9 +128,9 @@ type model struct {
 }
 
 // newModel builds the views of every class's template (templates[c] for class c; nil: the
-// class is not known) for a view of the frame. The face is compared over the first faceSeen
-// rows at most: the rows calibration saw (see seenRows).
-func newModel(classes []string, templates []*cardTemplate, length float64, noise [nParts]noiseModel, table bool, faceSeen int) *model {
+// class is not known) for a view of the frame. The face is not compared within inferred rows
+// of the far end of the card (see inferredRows).
+func newModel(classes []string, templates []*cardTemplate, length float64, noise [nParts]noiseModel, table bool, inferred int) *model {
 	m := &model{classes: classes, length: length, noise: noise, table: table, variants: shoeVariants}
 	if table {
 		m.variants = tableVariants
@@ -173,7 +173,7 @@ func newModel(classes []string, templates []*cardTemplate, length float64, noise
 				continue
 			}
 			for y := range m.faceRows {
-				ok := (y+1)*faceK <= faceSeen
+				ok := true
 				for j := range faceK {
 					r := y*faceK + j
 					ok = ok && r < et.rows && et.known[r]
@@ -188,6 +188,14 @@ func newModel(classes []string, templates []*cardTemplate, length float64, noise
 		m.views[i].parts = m.partsOf(ends[i], b)
 		if classes[m.views[i].class] == classCut {
 			m.views[i].parts[face].ignored = true
+		}
+		// The face is not compared over the far end's inferred rows: the last ones of the end
+		// calibrated, the first ones of the other (seen from the far end).
+		fk := m.views[i].parts[face].known
+		for y := range fk {
+			if r := y * faceK; m.views[i].end == 0 && r+faceK > rows-inferred || m.views[i].end == 1 && r < inferred {
+				fk[y] = false
+			}
 		}
 		for p := range nParts {
 			tp := &m.views[i].parts[p]
@@ -209,15 +217,15 @@ func newModel(classes []string, templates []*cardTemplate, length float64, noise
 	return m
 }
 
-// seenRows is how many rows from the top of a card calibration saw rather than inferred: one
+// inferredRows is how many rows at each end of a card its templates infer rather than saw: one
 // pass of a two-ended design completes the far end's rows by symmetry (template.go), true of
-// its index corners, not of a one-way picture or pip in its middle, so the face is not
-// compared there.
-func seenRows(source string, passes int, length float64) int {
+// its index corners, not of a one-way picture or pip between them, so the face is not compared
+// there.
+func inferredRows(source string, passes int, length float64) int {
 	if source == "shoe" && passes == 1 && length > 0 {
-		return int(math.Round(length*fineScale)) - symRows
+		return symRows
 	}
-	return math.MaxInt
+	return 0
 }
 
 // partsOf makes a view's template parts from its end's template.

@@ -25,12 +25,12 @@ type noiseSample struct {
 const noiseBins = 20
 
 // fitNoise measures the noise model of each part from the samples, against templates.
-func fitNoise(classes []string, templates []*cardTemplate, length float64, samples []noiseSample, table bool, faceSeen int) [nParts]noiseModel {
+func fitNoise(classes []string, templates []*cardTemplate, length float64, samples []noiseSample, table bool, inferred int) [nParts]noiseModel {
 	var unit [nParts]noiseModel
 	for p := range unit {
 		unit[p] = noiseModel{sigma0: 1}
 	}
-	m := newModel(classes, templates, length, unit, table, faceSeen)
+	m := newModel(classes, templates, length, unit, table, inferred)
 	type obs struct{ g, r2 float32 }
 	var per [nParts][]obs
 	grads := make([][nParts][3][]float32, len(m.views))

@@ -1,7 +1,6 @@
 package cv
 
 import (
-	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -34,7 +33,7 @@ func TestNoiseTurnedPass(t *testing.T) {
 			}
 		}
 	}
-	noise := fitNoise([]string{"As", "Ks"}, templates, float64(lf)/fineScale, samples, false, math.MaxInt)
+	noise := fitNoise([]string{"As", "Ks"}, templates, float64(lf)/fineScale, samples, false, 0)
 	for p, n := range noise {
 		// The sensor's noise, and a little for the model's blur variants and gains.
 		if n.sigma0 > 2*sigma {
@@ -44,19 +43,19 @@ func TestNoiseTurnedPass(t *testing.T) {
 }
 
 // One pass of a two-ended design infers its far end by symmetry, true of its index corners but
-// not of a one-way face: the face is compared over the rows calibration saw only.
+// not of a one-way face: each view's face leaves out the far end's inferred rows.
 func TestFaceSeenRows(t *testing.T) {
 	const lf = 180
-	if got, want := seenRows("shoe", 1, float64(lf)/fineScale), lf-symRows; got != want {
-		t.Errorf("one shoe pass of a two-ended design: the face's rows %d, want %d", got, want)
+	if got := inferredRows("shoe", 1, float64(lf)/fineScale); got != symRows {
+		t.Errorf("one shoe pass of a two-ended design: %d rows inferred at each end, want %d", got, symRows)
 	}
 	for _, c := range []struct {
 		source string
 		passes int
 		length float64
 	}{{"shoe", 2, 1.4}, {"photo", 1, 1.4}, {"shoe", 1, 0}} {
-		if got := seenRows(c.source, c.passes, c.length); got != math.MaxInt {
-			t.Errorf("%+v: the face's rows %d, want all", c, got)
+		if got := inferredRows(c.source, c.passes, c.length); got != 0 {
+			t.Errorf("%+v: %d rows inferred at each end, want none", c, got)
 		}
 	}
 	rng := rand.New(rand.NewPCG(3, 5))
@@ -70,10 +69,19 @@ func TestFaceSeenRows(t *testing.T) {
 	for p := range unit {
 		unit[p] = noiseModel{sigma0: 1}
 	}
-	m := newModel([]string{"As", "Ks"}, templates, float64(lf)/fineScale, unit, true, lf-symRows)
-	for y, ok := range m.support[face] {
-		if want := (y+1)*faceK <= lf-symRows; ok != want {
-			t.Errorf("face row %d (card rows %d-%d) compared %v, want %v", y, y*faceK, (y+1)*faceK-1, ok, want)
+	m := newModel([]string{"As", "Ks"}, templates, float64(lf)/fineScale, unit, true, symRows)
+	ends := map[int]bool{}
+	for _, v := range m.views {
+		ends[v.end] = true
+		for y, ok := range v.parts[face].known {
+			r := y * faceK
+			want := v.end == 0 && r+faceK <= lf-symRows || v.end == 1 && r >= symRows
+			if ok != want {
+				t.Errorf("%s seen from end %d: face row %d (card rows %d-%d) compared %v, want %v", m.classes[v.class], v.end, y, r, r+faceK-1, ok, want)
+			}
 		}
+	}
+	if !ends[0] || !ends[1] {
+		t.Errorf("the views' ends: %v, want both", ends)
 	}
 }

@@ -56,7 +56,7 @@ func New(p *calibration.VisionProfile, view vision.View) (*Recognizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := newModel(classes, templates, p.CardLength, noiseOf(rule), view == vision.Table, seenRows(p.Source, p.Passes, p.CardLength))
+	m := newModel(classes, templates, p.CardLength, noiseOf(rule), view == vision.Table, inferredRows(p.Source, p.Passes, p.CardLength))
 	return newRecognizer(p, view, m, rule), nil
 }
 
