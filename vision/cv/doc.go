@@ -15,8 +15,11 @@
 // shape in the colour gradient (whatever the background, light or dark; its faint stretches held
 // by its strong ones, as in Canny's hysteresis), its corners the outline's points nearest those
 // of the rectangle round it (a card in perspective is not a rectangle), its four sides refined on
-// the gradient's peaks across them; the card is resampled by its calibrated length (measured from
-// a two-ended pass, or the photographs' median outline), and both ends are read (table.go).
+// the gradient's peaks across them, each side the outermost step with paper inside it (a printed
+// border's inner edge is not the card's); the card is resampled by its calibrated length
+// (measured from a two-ended pass, or the photographs' median outline), and both ends are read,
+// as far as the frame shows them: a card cut by the frame's edge is read when one end is in
+// (table.go).
 //
 // Describe it. The card is resampled by its corners to card coordinates (fineScale pixels a card
 // width, from the end on top), blurred a little (what cameras leave at an edge differs), each
@@ -25,9 +28,9 @@
 //
 // The templates. Each class's template is the whole card as calibration learned it, in the same
 // coordinates: its two ends laid together from two passes, or one pass's end and, for a
-// two-ended design, the rows near the far end by symmetry, or a photograph of the whole card.
-// Rows no frame of calibration showed are not known, and no class is compared there
-// (template.go).
+// two-ended design, the rows near the far end by symmetry (its corners only are compared there:
+// a one-way picture is not symmetric), or a photograph of the whole card. Rows no frame of
+// calibration showed are not known, and no class is compared there (template.go).
 //
 // Score every class. The frame is compared with each class's template, at each end, part by part:
 // the two top corners (where designs print the index) fine, the face coarse; each part at the
