@@ -305,10 +305,10 @@ func polygonArea(hull []image.Point) float64 {
 const minGradient = 6
 
 // outerStep: a step across a side, averaged along it, outside the steepest one found there is
-// the card's edge when it is at least this share of that one's; outerGap pixels apart at the
-// least (a step's own width after the gradient's smoothing). Under half, the felt's grain and a
-// card's soft shadow would pass; a card's edge against any table is rarely under half its
-// print's.
+// the card's edge when it is at least this share of that one's, outerGap pixels out at the
+// least (a step's own width after the gradient's smoothing), and paper lies between (refine). A
+// white card's edge on a light table steps about a quarter as steeply as a red print inside it;
+// the felt's grain, averaged along a side, stays under a fifth of a card's step.
 const (
 	outerStep = 0.2
 	outerGap  = 3.0
@@ -325,8 +325,9 @@ func (t *tableFinder) lum(p point) float64 {
 }
 
 // refine fits a line to each side of the quadrilateral q: along the side's middle (away from the
-// rounded corners), the outermost steep step of the gradient across it (where it is over floor), to a
-// fraction of a pixel.
+// rounded corners), the steepest point of the gradient across it (where it is over floor), to a
+// fraction of a pixel; then the outermost step outside that line with paper between (a printed
+// border's inner edge is not the card's).
 func (t *tableFinder) refine(q [4]point, floor float32) ([4]point, float64, bool) {
 	w, h := t.w, t.h
 	mag := func(p point) float64 {
