@@ -61,6 +61,9 @@ type VisionTemplate struct {
 	// Known lists the row ranges [first, last] calibration saw or inferred; the others are
 	// compared for no class.
 	Known [][2]int `json:"known"`
+	// WidthPx is the card's width in pixels in the calibration frame the template was made
+	// from (the smallest, of two): how sharp the template is (0: not recorded).
+	WidthPx float64 `json:"width_px,omitempty"`
 	// Bands are the calibration frames' cards as the recognizer saw them (8-bit PNG, for
 	// reports): one per pass that showed the class.
 	Bands [][]byte `json:"bands_png,omitempty"`
@@ -209,6 +212,9 @@ func (p *VisionProfile) Validate() error {
 		}
 		if len(t.Card) != g.FineScale*t.Rows*3 {
 			return bad("%s: %d bytes for %d rows", name, len(t.Card), t.Rows)
+		}
+		if t.WidthPx != 0 && !(t.WidthPx >= 16 && t.WidthPx <= 10000) {
+			return bad("%s: a card %v pixels wide", name, t.WidthPx)
 		}
 		if !(t.Scale > 0 && t.Scale < 1) {
 			return bad("%s: scale %v", name, t.Scale)

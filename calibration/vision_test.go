@@ -98,6 +98,7 @@ func TestVisionErrors(t *testing.T) {
 		{name: "rows unlike the others", change: func(p *VisionProfile) { p.Templates[5].Rows = 47 }},
 		{name: "card size", change: func(p *VisionProfile) { p.Templates[5].Card = p.Templates[5].Card[:40] }},
 		{name: "scale", change: func(p *VisionProfile) { p.Templates[6].Scale = 0 }},
+		{name: "template's card width", change: func(p *VisionProfile) { p.Templates[6].WidthPx = 3 }},
 		{name: "known rows out of order", change: func(p *VisionProfile) { p.Templates[8].Known = [][2]int{{32, 47}, {0, 15}} }},
 		{name: "known rows beyond the card", change: func(p *VisionProfile) { p.Templates[8].Known = [][2]int{{0, 48}} }},
 		{name: "nothing known", change: func(p *VisionProfile) { p.Templates[8].Known = nil }},

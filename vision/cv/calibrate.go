@@ -309,6 +309,9 @@ func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOpti
 			templates[f.class] = newTemplate(rows)
 		}
 		templates[f.class].put(&f.desc, f.end)
+		if t := templates[f.class]; t.widthPx == 0 || f.pose.widthPx < t.widthPx {
+			t.widthPx = f.pose.widthPx
+		}
 	}
 	if length > 0 {
 		for _, t := range templates {
@@ -645,6 +648,7 @@ func (w *worker) trial(rec *Recognizer, frames []*calFrame, i int, source string
 func (w *worker) sampleView(rec *Recognizer, frames []*calFrame, i int, source string, v vision.View, rng *rand.Rand) (int, bool) {
 	f := frames[i]
 	q := randomPerturbation(rng)
+	rec.frameWidth = 0 // a made frame is no sharper than its calibration frame
 	if v == vision.Shoe {
 		centre := mid(f.pose.corners[0], f.pose.corners[1])
 		slide(&q, f, rng)
@@ -671,6 +675,7 @@ func (w *worker) sampleView(rec *Recognizer, frames []*calFrame, i int, source s
 			return 0, false
 		}
 		n, err := rec.locate(w.dst, nil)
+		rec.frameWidth = min(rec.frameWidth, f.pose.widthPx)
 		return n, err == nil
 	}
 	// A table frame from reader-window frames: the card's end as the reader saw it, turned to

@@ -35,7 +35,8 @@
 // Score every class. The frame is compared with each class's template, at each end, part by part:
 // the two top corners (where designs print the index) fine, the face coarse; each part at the
 // shift (a few pixels either way) it fits best, with the template's blur variant that fits the
-// frame (motion along the card, focus), a gain (each colour channel's within 1.5 times of the
+// frame (motion along the card, focus) or, where the template was made from a smaller card than
+// the frame's, the frame blurred to the template's sharpness, a gain (each colour channel's within 1.5 times of the
 // part's), by squared differences weighted by the noise model calibration measured: how much
 // frames of a card differ from its template, more on a steep edge than on paper (noise.go). A class's distance D is the mean weighted square,
 // about 1 for a frame of it as harsh as calibration's perturbations (model.go).

@@ -68,6 +68,33 @@ var (
 	tableVariants = []variant{{1, 0}, {1, 1}, {1, 2}, {1, 3}}
 )
 
+// A template is as sharp as the calibration frame it was made from: a card photographed 118
+// pixels wide gives a blunter template than one photographed 330 wide, and a sharp frame fits
+// a sharp template of another class at its crisp edges better than its own blunt one (the
+// template variants can blur a template, not sharpen one). So a class whose template is
+// blunter than the frame is compared with the frame blurred to the template's sharpness: both
+// at the resolution of the smaller card. A card w pixels wide resolves about cameraBlur of its
+// pixels, fineScale·cameraBlur/w fine pixels; the frame is blurred by the difference (in
+// quadrature), in steps of frameBlurStep. Letting every class choose a frame blur instead
+// (the one it fits best at) read more photographs but gave wrong answers at 1.00 (a blurred
+// frame loses what tells clubs from spades).
+const (
+	// cameraBlur: the describer's own 0.7-pixel blur and a webcam's optics, about as much.
+	cameraBlur = 1.0
+	// frameBlurStep: blurs closer than half a fine pixel are not told apart by the variants.
+	frameBlurStep = 0.5
+)
+
+// frameBlur is the blur, in fine pixels, that brings a frame whose card is frameW pixels wide
+// to the sharpness of a template made from one templateW wide (0: none, or not known).
+func frameBlur(frameW, templateW float64) float64 {
+	if frameW <= 0 || templateW <= 0 || templateW >= frameW {
+		return 0
+	}
+	s := fineScale * cameraBlur * math.Sqrt(1/(templateW*templateW)-1/(frameW*frameW))
+	return math.Round(s/frameBlurStep) * frameBlurStep
+}
+
 // gainMin and gainMax bound the gain a part is compared at: ink from 40% (a blurred or
 // over-exposed frame) to 130% (an under-exposed one) of the template's contrast.
 const (
@@ -125,13 +152,20 @@ type model struct {
 	// delta[a][b]: how far class b's template is from class a's (see decide).
 	delta [][]float64
 	table bool
+	// widthPx[c]: the card's width in class c's calibration frame (0: not known).
+	widthPx []float64
 }
 
 // newModel builds the views of every class's template (templates[c] for class c; nil: the
 // class is not known) for a view of the frame. The face is not compared within inferred rows
 // of the far end of the card (see inferredRows).
 func newModel(classes []string, templates []*cardTemplate, length float64, noise [nParts]noiseModel, table bool, inferred int) *model {
-	m := &model{classes: classes, length: length, noise: noise, table: table, variants: shoeVariants}
+	m := &model{classes: classes, length: length, noise: noise, table: table, variants: shoeVariants, widthPx: make([]float64, len(classes))}
+	for c, t := range templates {
+		if t != nil {
+			m.widthPx[c] = t.widthPx
+		}
+	}
 	if table {
 		m.variants = tableVariants
 	}
@@ -379,10 +413,15 @@ func (b *blurrer) Close() {
 
 // blur returns band (fineScale × rows × 3) blurred by va.
 func (b *blurrer) blur(band []float32, rows int, va variant) []float32 {
+	return b.blurW(band, fineScale, rows, va)
+}
+
+// blurW returns band (width × rows × 3) blurred by va.
+func (b *blurrer) blurW(band []float32, width, rows int, va variant) []float32 {
 	if va.motion <= 1 && va.focus <= 0 {
 		return band
 	}
-	m, err := gocv.NewMatFromBytes(rows, fineScale, gocv.MatTypeCV32FC3, float32Bytes(band))
+	m, err := gocv.NewMatFromBytes(rows, width, gocv.MatTypeCV32FC3, float32Bytes(band))
 	if err != nil {
 		return band
 	}
@@ -415,6 +454,56 @@ type frameEnd struct {
 	cTop, cEnd  int // the coarse band's rows wholly in the frame
 	fTop, fEnd  int // the fine band's rows in the frame
 	coarseWidth int
+	// blurred[k] is the end blurred by blurs[k]; class c is compared with blurred[level[c]]
+	// (none when level is nil or level[c] < 0): model.load.
+	blurred []frameEnd
+	bd      []desc
+	blurs   []float64
+	level   []int
+}
+
+// of is the end as class c is compared with it.
+func (f *frameEnd) of(c int) *frameEnd {
+	if f.level == nil || f.level[c] < 0 {
+		return f
+	}
+	return &f.blurred[f.level[c]]
+}
+
+// load lays d out for a frame whose card is widthPx pixels wide (0: not known), blurred as
+// each class whose template is blunter needs it (frameBlur).
+func (m *model) load(f *frameEnd, d *desc, widthPx float64) {
+	f.load(d)
+	f.level, f.blurs = f.level[:0], f.blurs[:0]
+	if widthPx <= 0 || d.fineRows == 0 {
+		f.level = nil
+		return
+	}
+	for c := range m.classes {
+		k := -1
+		if s := frameBlur(widthPx, m.widthPx[c]); s > 0 {
+			k = slices.Index(f.blurs, s)
+			if k < 0 {
+				f.blurs = append(f.blurs, s)
+				k = len(f.blurs) - 1
+			}
+		}
+		f.level = append(f.level, k)
+	}
+	if len(f.blurred) < len(f.blurs) {
+		f.blurred = append(f.blurred, make([]frameEnd, len(f.blurs)-len(f.blurred))...)
+		f.bd = append(f.bd, make([]desc, len(f.blurs)-len(f.bd))...)
+	}
+	if len(f.blurs) == 0 {
+		return
+	}
+	b := newBlurrer()
+	defer b.Close()
+	for k, s := range f.blurs {
+		bl := b.blurW(d.fine[:d.fineRows*fineW*3], fineW, d.fineRows, variant{motion: 1, focus: s})
+		f.bd[k] = desc{fine: append(f.bd[k].fine[:0], bl...), top: d.top, fineRows: d.fineRows}
+		f.blurred[k].load(&f.bd[k])
+	}
 }
 
 // load lays d out.
@@ -606,7 +695,7 @@ func (m *model) measureOf(ends []frameEnd, c *candFit, va int, half bool) (float
 	var gs [2 * nParts]gains
 	n := 0
 	for i, s := range c.slots() {
-		pf := m.fitPartOf(&ends[s.end], &m.views[s.view].parts[s.part], s.part, va, c.shift[i][0], c.shift[i][1], half)
+		pf := m.fitPartOf(ends[s.end].of(c.class), &m.views[s.view].parts[s.part], s.part, va, c.shift[i][0], c.shift[i][1], half)
 		chi += pf.chi
 		n += pf.n
 		gs[i] = pf.gain
@@ -622,7 +711,7 @@ func (m *model) measureOf(ends []frameEnd, c *candFit, va int, half bool) (float
 func (m *model) refineShift(ends []frameEnd, c *candFit, i int, va int) {
 	s := c.slots()[i]
 	tp := &m.views[s.view].parts[s.part]
-	f := &ends[s.end]
+	f := ends[s.end].of(c.class)
 	r := cornerShift
 	if s.part == face {
 		r = faceShift

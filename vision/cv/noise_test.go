@@ -1,7 +1,9 @@
 package cv
 
 import (
+	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -83,5 +85,66 @@ func TestFaceSeenRows(t *testing.T) {
 	}
 	if !ends[0] || !ends[1] {
 		t.Errorf("the views' ends: %v, want both", ends)
+	}
+}
+
+// A template is as sharp as the calibration frame it was made from. A card photographed small
+// gives a blunt template; a frame of it taken closer is sharper, and a sharp template of another
+// class that differs from it only in a corner fitted the frame's crisp edges better (the 8♠ read
+// as the 9♠). The class is compared with the frame blurred to its template's sharpness.
+func TestFrameBlur(t *testing.T) {
+	for _, c := range []struct{ frame, tmpl, want float64 }{
+		{250, 118, 1.0}, // 128·√(1/118² − 1/250²) = 0.96
+		{250, 165, 0.5}, // 0.58
+		{250, 230, 0},   // 0.22: under half a step
+		{250, 330, 0},   // the template is the sharper
+		{0, 118, 0},     // the frame's width not known
+		{250, 0, 0},     // the template's not recorded
+	} {
+		if got := frameBlur(c.frame, c.tmpl); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("frameBlur(%v, %v) = %v, want %v", c.frame, c.tmpl, got, c.want)
+		}
+	}
+	const lf = 180
+	rng := rand.New(rand.NewPCG(7, 9))
+	b := newBlurrer()
+	defer b.Close()
+	sharp := b.blur(randomCard(rng, lf), lf, variant{motion: 1, focus: 0.7})
+	// The rival: the same card but for a patch of each index corner (a 9 where the 8 is).
+	rival := slices.Clone(sharp)
+	other := b.blur(randomCard(rng, lf), lf, variant{motion: 1, focus: 0.7})
+	for y := 8; y < 24; y++ {
+		for _, x := range [][2]int{{y*fineScale + 8, y*fineScale + 20}, {(lf-1-y)*fineScale + fineScale - 20, (lf-1-y)*fineScale + fineScale - 8}} {
+			copy(rival[x[0]*3:x[1]*3], other[x[0]*3:x[1]*3])
+		}
+	}
+	small := b.blur(sharp, lf, variant{motion: 1, focus: 1.0}) // the 8 photographed small
+	var unit [nParts]noiseModel
+	for p := range unit {
+		unit[p] = noiseModel{sigma0: 1}
+	}
+	read := func(widths [2]float64) []float64 {
+		var templates []*cardTemplate
+		for i, c := range [][]float32{small, rival} {
+			tm := newTemplate(lf)
+			tm.put(cardDesc(c, lf, lf, 0), 0)
+			tm.widthPx = widths[i]
+			templates = append(templates, tm)
+		}
+		m := newModel([]string{"8s", "9s"}, templates, float64(lf)/fineScale, unit, true, 0)
+		ends := make([]frameEnd, 2)
+		for e := range 2 {
+			m.load(&ends[e], cardDesc(sharp, lf, lf, e), 250)
+		}
+		dist := make([]float64, 2)
+		m.fit(ends, m.candidates(2), nil, dist)
+		return dist
+	}
+	// Without the templates' widths the sharper rival fits better: the case the test is for.
+	if d := read([2]float64{0, 0}); d[0] < d[1] {
+		t.Fatalf("templates' widths not known: 8s at %.3f, 9s at %.3f; the rival does not beat the blunt template", d[0], d[1])
+	}
+	if d := read([2]float64{118, 330}); d[0] >= d[1] {
+		t.Errorf("8s photographed 118 px wide, 9s 330, the frame 250: 8s at %.3f, 9s at %.3f, want 8s nearer", d[0], d[1])
 	}
 }

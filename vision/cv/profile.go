@@ -33,6 +33,7 @@ func templatesOf(p *calibration.VisionProfile) ([]string, []*cardTemplate, error
 	out := make([]*cardTemplate, len(classes))
 	for _, pt := range p.Templates {
 		t := newTemplate(pt.Rows)
+		t.widthPx = pt.WidthPx
 		for i, b := range pt.Card {
 			t.v[i] = float32(float64(int8(b)) * pt.Scale)
 		}
@@ -83,7 +84,7 @@ func profileTemplates(classes []string, templates []*cardTemplate, bands map[int
 			peak = max(peak, math.Abs(float64(v)))
 		}
 		scale := max(peak, 1e-3) / 127
-		pt := calibration.VisionTemplate{Class: classes[c], Rows: t.rows, Scale: scale, Card: make([]byte, len(t.v))}
+		pt := calibration.VisionTemplate{Class: classes[c], Rows: t.rows, Scale: scale, Card: make([]byte, len(t.v)), WidthPx: math.Round(t.widthPx*10) / 10}
 		for i, v := range t.v {
 			pt.Card[i] = byte(int8(max(-127, min(127, math.Round(float64(v)/scale)))))
 		}

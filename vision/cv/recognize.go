@@ -32,9 +32,11 @@ type Recognizer struct {
 	f     gocv.Mat // the table frame, float
 	descs [2]desc
 	ends  [2]frameEnd
-	cands []cand
-	fits  []candFit
-	dist  []float64
+	// frameWidth is the located card's width in pixels (table view; 0: not known): model.load.
+	frameWidth float64
+	cands      []cand
+	fits       []candFit
+	dist       []float64
 }
 
 var _ vision.Judge = (*Recognizer)(nil)
@@ -152,6 +154,7 @@ func (r *Recognizer) read(frame gocv.Mat, explain bool) (vision.Result, *Trace, 
 // locate finds the card and describes it: one end in a shoe frame, both ends on the table. It
 // returns how many ends were described.
 func (r *Recognizer) locate(frame gocv.Mat, tr *Trace) (int, error) {
+	r.frameWidth = 0
 	if r.view == vision.Shoe {
 		if err := r.sc.load(frame); err != nil {
 			return 0, err
@@ -194,6 +197,7 @@ func (r *Recognizer) locate(frame gocv.Mat, tr *Trace) (int, error) {
 		tr.Corners = p.corners[:]
 		tr.WidthPx = p.widthPx
 	}
+	r.frameWidth = p.widthPx
 	if r.m.length > 0 {
 		if lp, ok := quadPoseLen(p.corners, r.m.length); ok {
 			p = lp
@@ -256,7 +260,7 @@ func (r *Recognizer) noCard(err error, tr *Trace) vision.Result {
 // distance D, +Inf where no view of it could be compared.
 func (r *Recognizer) classDist(n int) []float64 {
 	for e := range n {
-		r.ends[e].load(&r.descs[e])
+		r.m.load(&r.ends[e], &r.descs[e], r.frameWidth)
 	}
 	r.fits = r.m.fit(r.ends[:n], r.cands, r.fits, r.dist)
 	return r.dist
@@ -425,6 +429,9 @@ func (m *model) describeFit(ends []frameEnd, f candFit) string {
 	v := m.variants[f.variant]
 	var b strings.Builder
 	fmt.Fprintf(&b, "end %d, blur %d px along, %.1f px round;", m.views[f.a].end, v.motion, v.focus)
+	if fe := ends[0].of(f.class); fe != &ends[0] {
+		fmt.Fprintf(&b, " the frame blurred %.1f px round to the template's sharpness (its card %.0f px wide);", ends[0].blurs[ends[0].level[f.class]], m.widthPx[f.class])
+	}
 	for i, s := range f.slots() {
 		name := partNames[s.part]
 		if s.end == 1 {
@@ -432,7 +439,7 @@ func (m *model) describeFit(ends []frameEnd, f candFit) string {
 		}
 		g := f.gain[i]
 		fmt.Fprintf(&b, " %s (%+d, %+d) gain %.2f %.2f %.2f", name, f.shift[i][0], f.shift[i][1], g[0], g[1], g[2])
-		if pf := m.fitPart(&ends[s.end], &m.views[s.view].parts[s.part], s.part, f.variant, f.shift[i][0], f.shift[i][1]); pf.n > 0 {
+		if pf := m.fitPart(ends[s.end].of(f.class), &m.views[s.view].parts[s.part], s.part, f.variant, f.shift[i][0], f.shift[i][1]); pf.n > 0 {
 			fmt.Fprintf(&b, " distance %.2f", pf.chi/float64(pf.n))
 		}
 		b.WriteString(";")

@@ -19,6 +19,9 @@ type cardTemplate struct {
 	rows  int
 	v     []float32 // fineScale × rows × 3
 	known []bool    // per row
+	// widthPx is the card's width in pixels in the calibration frame it was made from (the
+	// smallest, of two passes; 0: not known): how sharp it is (model.go, frameBlur).
+	widthPx float64
 }
 
 // symRows is how far from the end a pass did not see rows are completed by symmetry: the
@@ -35,6 +38,7 @@ func (t *cardTemplate) row(y int) []float32 { return t.v[y*fineScale*3 : (y+1)*f
 // turned is the template seen from the card's other end.
 func (t *cardTemplate) turned() *cardTemplate {
 	o := newTemplate(t.rows)
+	o.widthPx = t.widthPx
 	for y := range t.rows {
 		o.known[y] = t.known[t.rows-1-y]
 		reverseRow(o.row(y), t.row(t.rows-1-y))
