@@ -411,19 +411,20 @@ func (b *blurrer) Close() {
 	b.b.Close()
 }
 
-// blur returns band (fineScale × rows × 3) blurred by va.
+// blur returns band (fineScale × rows × 3) blurred by va, in a new slice.
 func (b *blurrer) blur(band []float32, rows int, va variant) []float32 {
-	return b.blurW(band, fineScale, rows, va)
+	return b.blurW(nil, band, fineScale, rows, va)
 }
 
-// blurW returns band (width × rows × 3) blurred by va.
-func (b *blurrer) blurW(band []float32, width, rows int, va variant) []float32 {
+// blurW returns band (width × rows × 3) blurred by va, written over dst[:0]: never band itself,
+// so that a caller reusing dst cannot overwrite the band it came from.
+func (b *blurrer) blurW(dst, band []float32, width, rows int, va variant) []float32 {
 	if va.motion <= 1 && va.focus <= 0 {
-		return band
+		return append(dst[:0], band...)
 	}
 	m, err := gocv.NewMatFromBytes(rows, width, gocv.MatTypeCV32FC3, float32Bytes(band))
 	if err != nil {
-		return band
+		return append(dst[:0], band...)
 	}
 	defer m.Close()
 	src := m
@@ -437,9 +438,9 @@ func (b *blurrer) blurW(band []float32, width, rows int, va variant) []float32 {
 	}
 	px, err := src.DataPtrFloat32()
 	if err != nil {
-		return band
+		return append(dst[:0], band...)
 	}
-	return slices.Clone(px)
+	return append(dst[:0], px...)
 }
 
 // frameEnd is one end of a frame's card, laid out for comparison, a plane per colour channel:
@@ -471,8 +472,9 @@ func (f *frameEnd) of(c int) *frameEnd {
 }
 
 // load lays d out for a frame whose card is widthPx pixels wide (0: not known), blurred as
-// each class whose template is blunter needs it (frameBlur).
-func (m *model) load(f *frameEnd, d *desc, widthPx float64) {
+// each class whose template is blunter needs it (frameBlur), by b: the caller's, so that a frame
+// read allocates nothing once the first has sized f.
+func (m *model) load(f *frameEnd, d *desc, widthPx float64, b *blurrer) {
 	f.load(d)
 	f.level, f.blurs = f.level[:0], f.blurs[:0]
 	if widthPx <= 0 || d.fineRows == 0 {
@@ -497,11 +499,8 @@ func (m *model) load(f *frameEnd, d *desc, widthPx float64) {
 	if len(f.blurs) == 0 {
 		return
 	}
-	b := newBlurrer()
-	defer b.Close()
 	for k, s := range f.blurs {
-		bl := b.blurW(d.fine[:d.fineRows*fineW*3], fineW, d.fineRows, variant{motion: 1, focus: s})
-		f.bd[k] = desc{fine: append(f.bd[k].fine[:0], bl...), top: d.top, fineRows: d.fineRows}
+		f.bd[k] = desc{fine: b.blurW(f.bd[k].fine, d.fine[:d.fineRows*fineW*3], fineW, d.fineRows, variant{motion: 1, focus: s}), top: d.top, fineRows: d.fineRows}
 		f.blurred[k].load(&f.bd[k])
 	}
 }

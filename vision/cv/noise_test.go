@@ -134,7 +134,7 @@ func TestFrameBlur(t *testing.T) {
 		m := newModel([]string{"8s", "9s"}, templates, float64(lf)/fineScale, unit, true, 0)
 		ends := make([]frameEnd, 2)
 		for e := range 2 {
-			m.load(&ends[e], cardDesc(sharp, lf, lf, e), 250)
+			m.load(&ends[e], cardDesc(sharp, lf, lf, e), 250, b)
 		}
 		dist := make([]float64, 2)
 		m.fit(ends, m.candidates(2), nil, dist)

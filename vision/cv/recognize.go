@@ -30,6 +30,7 @@ type Recognizer struct {
 	tf    *tableFinder
 	d     *describer
 	f     gocv.Mat // the table frame, float
+	bl    *blurrer // blurs a frame's ends to a blunt template's sharpness: model.load
 	descs [2]desc
 	ends  [2]frameEnd
 	// frameWidth is the located card's width in pixels (table view; 0: not known): model.load.
@@ -63,7 +64,7 @@ func New(p *calibration.VisionProfile, view vision.View) (*Recognizer, error) {
 }
 
 func newRecognizer(p *calibration.VisionProfile, view vision.View, m *model, rule calibration.VisionRule) *Recognizer {
-	r := &Recognizer{p: p, view: view, m: m, rule: rule, sc: newScanner(), tf: newTableFinder(), d: newDescriber(), f: gocv.NewMat()}
+	r := &Recognizer{p: p, view: view, m: m, rule: rule, sc: newScanner(), tf: newTableFinder(), d: newDescriber(), f: gocv.NewMat(), bl: newBlurrer()}
 	n := 1
 	if view == vision.Table {
 		n = 2
@@ -82,6 +83,7 @@ func (r *Recognizer) Close() error {
 	r.tf.Close()
 	r.d.Close()
 	r.f.Close()
+	r.bl.Close()
 	r.sc = nil
 	return nil
 }
@@ -260,7 +262,7 @@ func (r *Recognizer) noCard(err error, tr *Trace) vision.Result {
 // distance D, +Inf where no view of it could be compared.
 func (r *Recognizer) classDist(n int) []float64 {
 	for e := range n {
-		r.m.load(&r.ends[e], &r.descs[e], r.frameWidth)
+		r.m.load(&r.ends[e], &r.descs[e], r.frameWidth, r.bl)
 	}
 	r.fits = r.m.fit(r.ends[:n], r.cands, r.fits, r.dist)
 	return r.dist
