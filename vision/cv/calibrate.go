@@ -223,6 +223,11 @@ func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOpti
 			if err != nil {
 				return nil, fmt.Errorf("%w: %s: cannot find the card: %s", ErrCalibration, f.name(), strings.ReplaceAll(err.Error(), "\n", ": "))
 			}
+			if source == "shoe" {
+				if top := min(p.corners[0].y, p.corners[1].y); top < topReach {
+					return nil, fmt.Errorf("%w: %s: the card's top edge is %.1f pixels from the window's top, nearer than the %d the edge scans need to place it: capture it again lower in the window", ErrCalibration, f.name(), top, topReach)
+				}
+			}
 			cf.pose = p
 			if source == "shoe" && (edgeContrast == 0 || float64(contrast) < edgeContrast) {
 				edgeContrast = float64(contrast)

@@ -29,7 +29,8 @@ func SortedDeck() []string {
 type CaptureProgress func(token string, done, total int)
 
 // Capture: emptyToEnd frames without a card end a card's passage; a card is placed when its top
-// edge lies in the top placedShare of the window (well in view, the index corner wholly in it).
+// edge lies in the top placedShare of the window (well in view, the index corner wholly in it)
+// and no nearer its top than topReach (where it is found is where it is).
 const (
 	emptyToEnd  = 3
 	placedShare = 0.2
@@ -123,7 +124,7 @@ func placedIn(sc *scanner, frame gocv.Mat) (placed, found bool) {
 		return false, false
 	}
 	lim := placedShare * float64(frame.Rows())
-	return tl.y >= 0 && tr.y >= 0 && tl.y < lim && tr.y < lim, true
+	return tl.y >= topReach && tr.y >= topReach && tl.y < lim && tr.y < lim, true
 }
 
 // sharpness is the variance of the Laplacian of the frame's grey image.

@@ -360,6 +360,11 @@ func (s *scanner) findShoe() (pose, shoeOutline, error) {
 	return topPose(tl, tr), out, nil
 }
 
+// topReach: a top edge found nearer the window's top than this (pixels) may be one above the
+// scan's reach found a few pixels low (a step at rows 0–2 is first measured at row 3 or 4): no
+// calibration frame is taken from such a frame, whose template would be described off its card.
+const topReach = stepGap + stepHalf
+
 // Edge acceptance: a step of at least minStep (8-bit levels summed over the three channels), at
 // least minEdgePts scan lines agreeing on an edge, and sides within maxSkew (cosine: 3°) of
 // square to the top.

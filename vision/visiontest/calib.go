@@ -39,6 +39,7 @@ func (r *Renderer) WriteCalibrationContext(ctx context.Context, dir string, rng 
 		if r.CalibEitherEnd {
 			l.OtherEnd = rng.IntN(2) == 1
 		}
+		clearOfTop(&l)
 		if err := r.Render(&m, ShoeSize, s, l, rng); err != nil {
 			return err
 		}
@@ -57,3 +58,20 @@ func (r *Renderer) WriteCalibrationContext(ctx context.Context, dir string, rng 
 	}
 	return write("BACK", Subject{Token: "BACK"})
 }
+
+// clearOfTop moves a calibration frame's card down until its top edge is calibTop pixels below
+// the window's top: a technician's capture keeps a frame only once the card's top is clear of
+// the window's (cv placedIn), and calibration refuses one that is not.
+func clearOfTop(l *Look) {
+	top := min(l.Corners[0][1], l.Corners[1][1])
+	if top >= calibTop {
+		return
+	}
+	for i := range l.Corners {
+		l.Corners[i][1] += calibTop - top
+	}
+}
+
+// calibTop is where clearOfTop puts a card's top at the highest (pixels): cv's topReach and a
+// pixel or two for the outline's blur and the edge's fit.
+const calibTop = 8

@@ -104,6 +104,7 @@ func (r *Renderer) writePass(dir string, rng *rand.Rand, alter func(*Look)) erro
 		}
 		l := RandomShoeLook(rng, Mild, asp)
 		alter(&l)
+		clearOfTop(&l)
 		if err := r.Render(&m, ShoeSize, s, l, rng); err != nil {
 			return err
 		}
