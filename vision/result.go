@@ -48,9 +48,10 @@ type Result struct {
 	Evidence *Evidence
 }
 
-// Evidence is one frame's distance from every class its recognizer knows, in the recognizer's
-// order (NaN where a class could not be measured). A Combiner averages it over the frames of one
-// card passage and asks the recognizer's Judge to decide, by the same rule as for one frame.
+// Evidence is one frame's distances as its recognizer measures them, in its order (NaN where a
+// class could not be measured): vision/cv's, every class's, then every class's blank's. A
+// Combiner averages it over the frames of one card passage and asks the recognizer's Judge to
+// decide, by the same rule as for one frame.
 type Evidence struct {
 	Dist []float64
 	// Fits says whether the frame's best class is within the rule's distance: the frame shows a

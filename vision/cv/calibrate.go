@@ -392,7 +392,7 @@ func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOpti
 		if err != nil {
 			return nil, err
 		}
-		ft := fitRule(slices.Concat(trials...), func(a, b int, dist []float64) float64 { return leadOf(m.delta, a, b, dist) })
+		ft := fitRule(slices.Concat(trials...), len(m.classes), func(a, b int, dist []float64) float64 { return leadOf(m.delta, m.ink, a, b, dist) })
 		p.Rules[v.String()] = calibration.VisionRule{
 			MaxDistance: ft.maxDist, MinLead: ft.minLead, Noise: noiseRecord(noise),
 			FalseAccept: ft.falseAccept, ReadRate: ft.readRate, Samples: ft.samples, Wrong: ft.wrong,

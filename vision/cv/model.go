@@ -149,8 +149,10 @@ type model struct {
 	// support[p][y]: part p's row y is compared (every template knows it).
 	support [nParts][]bool
 	noise   [nParts]noiseModel
-	// delta[a][b]: how far class b's template is from class a's (see decide).
+	// delta[a][b]: how far class b's template is from class a's (see decide); ink[a] how far
+	// class a's template is from a card of its design printed without ink (a blank).
 	delta [][]float64
+	ink   []float64
 	table bool
 	// widthPx[c]: the card's width in class c's calibration frame (0: not known).
 	widthPx []float64
@@ -247,7 +249,7 @@ func newModel(classes []string, templates []*cardTemplate, length float64, noise
 			}
 		}
 	}
-	m.delta = m.deltas()
+	m.delta, m.ink = m.deltas()
 	return m
 }
 
@@ -571,6 +573,7 @@ type slot struct {
 // and the gain of each channel.
 type partFit struct {
 	chi  float64
+	xx   float64 // the weighted squares of the frame's values: chi against a blank
 	n    int
 	gain gains
 }
@@ -635,6 +638,7 @@ func (m *model) fitPartOf(f *frameEnd, tp *tpart, p partID, va, dx, dy int, half
 		}
 		out.gain[c] = gc
 		out.chi += max(0, sxx[c]-2*gc*sxt[c]+gc*gc*stt[c])
+		out.xx += sxx[c]
 	}
 	return out
 }
@@ -650,6 +654,7 @@ type cand struct {
 type candFit struct {
 	cand
 	d       float64
+	blank   float64 // the distance of a blank (no ink) at the same places: see decide
 	variant int
 	shift   [2 * nParts][2]int
 	gain    [2 * nParts]gains
@@ -685,24 +690,27 @@ func (m *model) candidates(n int) []cand {
 
 // measure fits candidate c at the given shifts and variant.
 func (m *model) measure(ends []frameEnd, c *candFit, va int) (float64, [2 * nParts]gains) {
-	return m.measureOf(ends, c, va, false)
+	d, g, _ := m.measureOf(ends, c, va, false)
+	return d, g
 }
 
 // measureOf is measure, from the binary16 templates when half (the screening pass).
-func (m *model) measureOf(ends []frameEnd, c *candFit, va int, half bool) (float64, [2 * nParts]gains) {
-	var chi float64
+// Its third result is the distance of a blank at the same shifts.
+func (m *model) measureOf(ends []frameEnd, c *candFit, va int, half bool) (float64, [2 * nParts]gains, float64) {
+	var chi, xx float64
 	var gs [2 * nParts]gains
 	n := 0
 	for i, s := range c.slots() {
 		pf := m.fitPartOf(ends[s.end].of(c.class), &m.views[s.view].parts[s.part], s.part, va, c.shift[i][0], c.shift[i][1], half)
 		chi += pf.chi
+		xx += pf.xx
 		n += pf.n
 		gs[i] = pf.gain
 	}
 	if n == 0 {
-		return math.Inf(1), gs
+		return math.Inf(1), gs, math.Inf(1)
 	}
-	return chi / float64(n), gs
+	return chi / float64(n), gs, xx / float64(n)
 }
 
 // refineShift searches slot i of candidate c for its best shift at variant va: a coarse grid,
@@ -758,14 +766,14 @@ func abs(v int) int {
 const refineTop = 8
 
 // fit scores every class against the frame's ends (one in the shoe, two on the table): each
-// class's distance (+Inf where no candidate could be compared) and every candidate's fit, best
-// first.
+// class's distance in dist[c] (+Inf where no candidate could be compared), the distance of a
+// blank at the same places in dist[n+c] (n classes), and every candidate's fit, best first.
 func (m *model) fit(ends []frameEnd, cands []cand, fits []candFit, dist []float64) []candFit {
 	mid := len(m.variants) / 2
 	fits = fits[:0]
 	for _, c := range cands {
 		cf := candFit{cand: c, variant: mid}
-		cf.d, cf.gain = m.measureOf(ends, &cf, mid, true)
+		cf.d, cf.gain, cf.blank = m.measureOf(ends, &cf, mid, true)
 		fits = append(fits, cf)
 	}
 	sort.Slice(fits, func(i, j int) bool { return fits[i].d < fits[j].d })
@@ -774,7 +782,8 @@ func (m *model) fit(ends []frameEnd, cands []cand, fits []candFit, dist []float6
 		for i := range cf.slots() {
 			m.refineShift(ends, cf, i, mid)
 		}
-		cf.d, cf.gain = m.measure(ends, cf, mid)
+		// A blank's distance does not depend on the template's blur: the one at mid holds.
+		cf.d, cf.gain, cf.blank = m.measureOf(ends, cf, mid, false)
 		for va := range m.variants {
 			if va == mid {
 				continue
@@ -789,8 +798,11 @@ func (m *model) fit(ends []frameEnd, cands []cand, fits []candFit, dist []float6
 	for i := range dist {
 		dist[i] = math.Inf(1)
 	}
+	n := len(m.classes)
 	for _, f := range fits {
-		dist[f.class] = min(dist[f.class], f.d)
+		if f.d < dist[f.class] {
+			dist[f.class], dist[n+f.class] = f.d, f.blank
+		}
 	}
 	return fits
 }
@@ -798,8 +810,10 @@ func (m *model) fit(ends []frameEnd, cands []cand, fits []candFit, dist []float6
 // deltas measures how far each class's template is from every other's: the distance the
 // class's template, compared sharp and where the outline puts it, would give a frame that is
 // the other class's template. On the shoe, the larger of the two ends' (a frame shows one end;
-// the larger is the stricter yardstick); on the table, the whole card.
-func (m *model) deltas() [][]float64 {
+// the larger is the stricter yardstick); on the table, the whole card. And how far each class's
+// template is from a blank, the same card without ink: the distance it would give a frame that
+// shows no index at all (a plain card of another design, a blank).
+func (m *model) deltas() ([][]float64, []float64) {
 	n := len(m.classes)
 	out := make([][]float64, n)
 	for i := range out {
@@ -809,7 +823,12 @@ func (m *model) deltas() [][]float64 {
 	for i, v := range m.views {
 		byKey[[2]int{v.class, v.end}] = i
 	}
+	// dist compares a with b at end e; with a blank when b < 0.
 	dist := func(a, b int, e int) float64 {
+		blank := b < 0
+		if blank {
+			b = a
+		}
 		va, okA := byKey[[2]int{a, e}]
 		vb, okB := byKey[[2]int{b, e}]
 		if !okA || !okB {
@@ -830,8 +849,11 @@ func (m *model) deltas() [][]float64 {
 				}
 				for c := range 3 {
 					for i := y * w; i < (y+1)*w; i++ {
-						x := float64(tb.wt[0][c][i]) / float64(tb.w[c][i])
 						t := float64(ta.wt[0][c][i]) / float64(ta.w[c][i])
+						x := 0.0
+						if !blank {
+							x = float64(tb.wt[0][c][i]) / float64(tb.w[c][i])
+						}
 						chi += float64(ta.w[c][i]) * (x - t) * (x - t)
 					}
 				}
@@ -852,21 +874,24 @@ func (m *model) deltas() [][]float64 {
 		}
 		return chi / float64(cnt)
 	}
+	either := func(a, b int) float64 {
+		d0, d1 := dist(a, b, 0), dist(a, b, 1)
+		switch {
+		case math.IsNaN(d0) && math.IsNaN(d1):
+			return math.NaN()
+		case math.IsNaN(d1) || m.table:
+			return d0
+		case math.IsNaN(d0):
+			return d1
+		}
+		return max(d0, d1)
+	}
+	ink := make([]float64, n)
 	for a := range n {
+		ink[a] = either(a, -1)
 		for b := range n {
-			if a == b {
-				continue
-			}
-			d0, d1 := dist(a, b, 0), dist(a, b, 1)
-			switch {
-			case math.IsNaN(d0) && math.IsNaN(d1):
-				out[a][b] = math.NaN()
-			case math.IsNaN(d1) || m.table:
-				out[a][b] = d0
-			case math.IsNaN(d0):
-				out[a][b] = d1
-			default:
-				out[a][b] = max(d0, d1)
+			if a != b {
+				out[a][b] = either(a, b)
 			}
 		}
 	}
@@ -877,7 +902,7 @@ func (m *model) deltas() [][]float64 {
 			out[a][b], out[b][a] = d, d
 		}
 	}
-	return out
+	return out, ink
 }
 
 // float32Bytes is v's memory as bytes (for an OpenCV Mat made from it).

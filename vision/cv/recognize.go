@@ -70,7 +70,7 @@ func newRecognizer(p *calibration.VisionProfile, view vision.View, m *model, rul
 		n = 2
 	}
 	r.cands = m.candidates(n)
-	r.dist = make([]float64, len(m.classes))
+	r.dist = make([]float64, 2*len(m.classes))
 	return r
 }
 
@@ -96,7 +96,8 @@ func (r *Recognizer) String() string {
 // Profile returns the profile the recognizer reads with.
 func (r *Recognizer) Profile() *calibration.VisionProfile { return r.p }
 
-// Classes returns the classes the recognizer scores, in the order of Evidence.Dist.
+// Classes returns the classes the recognizer scores, in the order of Evidence.Dist (whose
+// second half is their blanks', model.fit).
 func (r *Recognizer) Classes() []string { return r.m.classes }
 
 // Recognize reads one 8-bit BGR frame. A frame the recognizer cannot use at all (empty, of
@@ -259,7 +260,7 @@ func (r *Recognizer) noCard(err error, tr *Trace) vision.Result {
 }
 
 // classDist measures every class against the described ends (n of them): each class's
-// distance D, +Inf where no view of it could be compared.
+// distance D, +Inf where no view of it could be compared, then each class's blank's (model.fit).
 func (r *Recognizer) classDist(n int) []float64 {
 	for e := range n {
 		r.m.load(&r.ends[e], &r.descs[e], r.frameWidth, r.bl)
@@ -271,8 +272,8 @@ func (r *Recognizer) classDist(n int) []float64 {
 // Judge decides a card passage from its frames' mean distances (vision.Combiner), by the rule
 // that decides one frame.
 func (r *Recognizer) Judge(dist []float64) vision.Result {
-	if len(dist) != len(r.m.classes) {
-		return vision.Rejected(fmt.Sprintf("evidence of %d classes, the profile has %d", len(dist), len(r.m.classes)), 0)
+	if len(dist) != 2*len(r.m.classes) {
+		return vision.Rejected(fmt.Sprintf("evidence of %d distances, the profile's %d classes give %d", len(dist), len(r.m.classes), 2*len(r.m.classes)), 0)
 	}
 	res, _ := r.decide(dist)
 	return res
@@ -301,11 +302,14 @@ type Decision struct {
 // push either way) and as the frame's own misfit D(a) (a blurred, noisy frame fits its own
 // template worse, and wanders more). A frame that is a's template plus noise leads b by about
 // √δ/√D(a) in these units whatever the pair; two templates alike (δ 0) are never told apart.
+//
+// Rival n+a (n classes) is a's blank: a card of its design without ink, at distance dist[n+a]
+// and δ ink[a] from it.
 func (r *Recognizer) lead(a, b int, dist []float64) float64 {
-	return leadOf(r.m.delta, a, b, dist)
+	return leadOf(r.m.delta, r.m.ink, a, b, dist)
 }
 
-func leadOf(delta [][]float64, a, b int, dist []float64) float64 {
+func leadOf(delta [][]float64, ink []float64, a, b int, dist []float64) float64 {
 	da, db := dist[a], dist[b]
 	switch {
 	case math.IsNaN(da) || math.IsInf(da, 1) || math.IsNaN(db):
@@ -313,7 +317,12 @@ func leadOf(delta [][]float64, a, b int, dist []float64) float64 {
 	case math.IsInf(db, 1):
 		return math.Inf(1) // b could not be compared at all: no rival
 	}
-	d := delta[a][b]
+	var d float64
+	if n := len(delta); b >= n {
+		d = ink[a]
+	} else {
+		d = delta[a][b]
+	}
 	if math.IsNaN(d) || d <= 1e-9 {
 		return 0
 	}
@@ -321,25 +330,25 @@ func leadOf(delta [][]float64, a, b int, dist []float64) float64 {
 }
 
 // decide applies the one rule: the best-fitting class is the answer when its distance is at most
-// the profile's threshold and it leads every other class by at least the profile's margin;
-// otherwise the frame is rejected, naming the best class and the rival it leads least.
+// the profile's threshold and it leads every other class by at least the profile's margin —
+// and, a card, its own blank: a plain card of another design, a card whose index the frame does
+// not show, fits the ink of no card, and a faint template fits it better than any other; only
+// the index that is there leads its blank. Otherwise the frame is rejected, naming the best
+// class and the rival it leads least.
 func (r *Recognizer) decide(dist []float64) (vision.Result, Decision) {
 	dec := Decision{MaxDistance: r.rule.MaxDistance, MinLead: r.rule.MinLead, best: -1}
-	best, lead := bestAndRunner(dist, r.lead)
+	n := len(r.m.classes)
+	best, runner, lead := bestAndRunner(dist, n, r.lead)
 	if best < 0 {
 		dec.Rule = "rejected: no class could be measured"
 		return vision.Rejected("no class could be measured", 0), dec
 	}
 	dec.best = best
-	runner := -1
-	for c := range dist {
-		if c != best && !math.IsNaN(dist[c]) && r.lead(best, c, dist) == lead {
-			runner = c
-			break
-		}
-	}
 	dec.Best, dec.Distance, dec.Lead = r.m.classes[best], dist[best], lead
-	if runner >= 0 {
+	switch {
+	case runner >= n:
+		dec.Runner = "blank"
+	case runner >= 0:
 		dec.Runner = r.m.classes[runner]
 	}
 	conf := max(0, min(1, lead/(2*max(r.rule.MinLead, 1e-9))))
@@ -347,6 +356,9 @@ func (r *Recognizer) decide(dist []float64) (vision.Result, Decision) {
 	case dist[best] > r.rule.MaxDistance:
 		dec.Rule = fmt.Sprintf("rejected: the best class %s is at distance %.3f, above the threshold %.3f: not a card of this deck as calibrated (runner-up %s)", dec.Best, dist[best], r.rule.MaxDistance, dec.Runner)
 		return vision.Rejected(fmt.Sprintf("nothing fits: best %s at distance %.2f (at most %.2f), runner-up %s", dec.Best, dist[best], r.rule.MaxDistance, dec.Runner), conf), dec
+	case runner >= n && lead < r.rule.MinLead:
+		dec.Rule = fmt.Sprintf("rejected: %s leads its blank (the card without ink, at distance %.3f) by %.2f, under the margin %.2f: the frame does not show its index", dec.Best, dist[runner], lead, r.rule.MinLead)
+		return vision.Rejected(fmt.Sprintf("no index: %s leads a blank by %.2f (at least %.2f)", dec.Best, lead, r.rule.MinLead), 0), dec
 	case lead < r.rule.MinLead:
 		dec.Rule = fmt.Sprintf("rejected: %s leads the runner-up %s by %.2f, under the margin %.2f", dec.Best, dec.Runner, lead, r.rule.MinLead)
 		return vision.Rejected(fmt.Sprintf("%s or %s: lead %.2f (at least %.2f)", dec.Best, dec.Runner, lead, r.rule.MinLead), conf), dec
@@ -401,8 +413,8 @@ type ClassFit struct {
 }
 
 func (t *Trace) top(m *model, ends []frameEnd, fits []candFit, dist []float64, lead func(int) float64) {
-	idx := make([]int, 0, len(dist))
-	for i, d := range dist {
+	idx := make([]int, 0, len(m.classes))
+	for i, d := range dist[:len(m.classes)] {
 		if !math.IsNaN(d) && !math.IsInf(d, 1) {
 			idx = append(idx, i)
 		}

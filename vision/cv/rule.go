@@ -81,8 +81,9 @@ func upperTail(s []float64, x float64) float64 {
 	return max(est, float64(k)/float64(n))
 }
 
-// fitRule derives the threshold and the margin from the trials, leads measured by lead.
-func fitRule(trials []trial, lead func(best, rival int, dist []float64) float64) fitted {
+// fitRule derives the threshold and the margin from the trials (of n classes), leads measured
+// by lead.
+func fitRule(trials []trial, n int, lead func(best, rival int, dist []float64) float64) fitted {
 	out := fitted{samples: len(trials)}
 	// The threshold: the distance within which fitShare of the perturbed frames fit their own
 	// class. A frame that fits no class as well is not read: a card of another deck, a card
@@ -110,7 +111,7 @@ func fitRule(trials []trial, lead func(best, rival int, dist []float64) float64)
 			continue
 		}
 		w := math.Inf(-1)
-		for c, d := range t.dist {
+		for c, d := range t.dist[:n] {
 			if c == t.own || math.IsNaN(d) || d > out.maxDist || nonCard(c) && nonCard(t.own) {
 				continue // the cut card and the back, read one for the other: no card either way
 			}
@@ -130,8 +131,8 @@ func fitRule(trials []trial, lead func(best, rival int, dist []float64) float64)
 		if !t.measured {
 			continue
 		}
-		best, runner := bestAndRunner(t.dist, lead)
-		if runner < out.minLead || t.dist[best] > out.maxDist {
+		best, _, l := bestAndRunner(t.dist, n, lead)
+		if best < 0 || l < out.minLead || t.dist[best] > out.maxDist {
 			continue
 		}
 		switch {
@@ -148,24 +149,33 @@ func fitRule(trials []trial, lead func(best, rival int, dist []float64) float64)
 // nonCard reports whether class c is the back or the cut card (the 52 cards come first).
 func nonCard(c int) bool { return c >= 52 }
 
-// bestAndRunner returns the best class and its lead over the rival it leads least.
-func bestAndRunner(dist []float64, lead func(best, rival int, dist []float64) float64) (int, float64) {
-	best := -1
-	for c, d := range dist {
+// bestAndRunner returns the best of the n classes, the rival it leads least and its lead over
+// it. A card's rivals are the other classes and, where dist holds the blanks' distances
+// (model.fit), its blank, n+best; the back and the cut card have none (a plain one is a blank).
+func bestAndRunner(dist []float64, n int, lead func(best, rival int, dist []float64) float64) (best, runner int, l float64) {
+	best, runner = -1, -1
+	for c, d := range dist[:n] {
 		if !math.IsNaN(d) && !math.IsInf(d, 1) && (best < 0 || d < dist[best]) {
 			best = c
 		}
 	}
 	if best < 0 {
-		return -1, math.Inf(-1)
+		return -1, -1, math.Inf(-1)
 	}
-	l := math.Inf(1)
-	for c, d := range dist {
+	l = math.Inf(1)
+	for c, d := range dist[:n] {
 		if c != best && !math.IsNaN(d) {
-			l = min(l, lead(best, c, dist))
+			if v := lead(best, c, dist); v < l || runner < 0 {
+				runner, l = c, min(l, v)
+			}
 		}
 	}
-	return best, l
+	if len(dist) >= 2*n && !nonCard(best) {
+		if v := lead(best, n+best, dist); v < l {
+			runner, l = n+best, v
+		}
+	}
+	return best, runner, l
 }
 
 func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }

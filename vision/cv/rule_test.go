@@ -29,8 +29,11 @@ func TestLead(t *testing.T) {
 		{0, 1, []float64{math.Inf(1), math.Inf(1), 9}, 0}, // a best class not compared leads nothing
 		{1, 0, []float64{5, 1, 9}, 2},                     // symmetric in its arguments' roles
 		{0, 1, []float64{5, 1, 9}, -4 / math.Sqrt(20)},    // and negative when b fits better
+		// Rival n+a is a's blank, δ ink[a] from it.
+		{0, 3, []float64{1, 5, 9, 10, 0, 0}, 9 / math.Sqrt(9)},
+		{1, 4, []float64{5, 2, 9, 0, 1, 0}, -1 / math.Sqrt(4*2)},
 	} {
-		if got := leadOf(delta, c.a, c.b, c.dist); got != c.want && !(math.IsInf(got, 1) && math.IsInf(c.want, 1)) {
+		if got := leadOf(delta, []float64{9, 4, 1}, c.a, c.b, c.dist); got != c.want && !(math.IsInf(got, 1) && math.IsInf(c.want, 1)) {
 			t.Errorf("lead(%d, %d) at %v = %v, want %v", c.a, c.b, c.dist, got, c.want)
 		}
 	}
@@ -39,18 +42,23 @@ func TestLead(t *testing.T) {
 // The rule accepts the best class when it fits within the threshold and leads every other
 // class by the margin, and otherwise says why, naming the runner-up.
 func TestDecide(t *testing.T) {
-	r := &Recognizer{m: &model{classes: []string{"As", "Ac", "Kd"}, delta: [][]float64{{0, 1, 9}, {1, 0, 9}, {9, 9, 0}}},
+	r := &Recognizer{m: &model{classes: []string{"As", "Ac", "Kd"}, delta: [][]float64{{0, 1, 9}, {1, 0, 9}, {9, 9, 0}}, ink: []float64{16, 16, 25}},
 		rule: calibration.VisionRule{MaxDistance: 2, MinLead: 0.5}}
+	inf := math.Inf(1)
 	for _, c := range []struct {
-		dist []float64
-		want string // the card, or the start of the rejection
+		dist []float64 // the classes', then their blanks'
+		want string    // the card, or the start of the rejection
 	}{
-		{[]float64{1, 3, 20}, "As"},                                     // leads Ac by (3−1)/√1 = 2
-		{[]float64{1, 1.3, 20}, "As or Ac: lead 0.30"},                  // too near its twin
-		{[]float64{3, 9, 20}, "nothing fits: best As at distance 3.00"}, // fits nothing well enough
-		{[]float64{20, 20, 0.5}, "Kd"},
-		{[]float64{1, math.NaN(), 20}, "As"}, // a class the profile does not hold is no rival
-		{[]float64{math.Inf(1), math.Inf(1), math.Inf(1)}, "no class could be measured"},
+		{[]float64{1, 3, 20, 17, 19, 40}, "As"},                                     // leads Ac by (3−1)/√1 = 2
+		{[]float64{1, 1.3, 20, 17, 19, 40}, "As or Ac: lead 0.30"},                  // too near its twin
+		{[]float64{3, 9, 20, 17, 19, 40}, "nothing fits: best As at distance 3.00"}, // fits nothing well enough
+		{[]float64{20, 20, 0.5, 17, 19, 40}, "Kd"},
+		{[]float64{1, math.NaN(), 20, 17, 19, 40}, "As"}, // a class the profile does not hold is no rival
+		{[]float64{inf, inf, inf, inf, inf, inf}, "no class could be measured"},
+		// A frame without ink (a plain card, an index out of view) fits a faint As best, but a
+		// blank better: (0.8−1)/√(16·1) < 0.
+		{[]float64{1, 3, 20, 0.8, 2.5, 19}, "no index: As leads a blank by -0.05"},
+		{[]float64{1, 3, 20, 2, 2.5, 19}, "no index: As leads a blank by 0.25"}, // (2−1)/√16
 	} {
 		res, dec := r.decide(c.dist)
 		got := res.Token()
@@ -90,7 +98,7 @@ func TestUpperTail(t *testing.T) {
 func TestFitRule(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	delta := [][]float64{{0, 1, 9}, {1, 0, 9}, {9, 9, 0}}
-	lead := func(a, b int, d []float64) float64 { return leadOf(delta, a, b, d) }
+	lead := func(a, b int, d []float64) float64 { return leadOf(delta, nil, a, b, d) }
 	var trials []trial
 	for i := range 3000 {
 		own := i % 3
@@ -103,7 +111,7 @@ func TestFitRule(t *testing.T) {
 		}
 		trials = append(trials, trial{measured: true, own: own, dist: d})
 	}
-	ft := fitRule(trials, lead)
+	ft := fitRule(trials, 3, lead)
 	if ft.falseAccept > falseAcceptTarget || ft.minLead < 0 {
 		t.Fatalf("margin %v with estimated false accepts %v", ft.minLead, ft.falseAccept)
 	}
@@ -125,7 +133,7 @@ func TestFitRule(t *testing.T) {
 	// A frame read as another class at a lead past any margin the others allow: the margin
 	// goes past it.
 	bad := trial{measured: true, own: 0, dist: []float64{1.2, 0.2, 12}}
-	ft2 := fitRule(append(trials, bad), lead)
+	ft2 := fitRule(append(trials, bad), 3, lead)
 	if l := lead(1, 0, bad.dist); ft2.minLead <= l {
 		t.Errorf("margin %v, under the lead %v a wrong class reached", ft2.minLead, l)
 	}
