@@ -136,9 +136,9 @@ func TestFrameBlur(t *testing.T) {
 		for e := range 2 {
 			m.load(&ends[e], cardDesc(sharp, lf, lf, e), 250, b)
 		}
-		dist := make([]float64, 2)
+		dist := make([]float64, 4) // the classes', then their blanks'
 		m.fit(ends, m.candidates(2), nil, dist)
-		return dist
+		return dist[:2]
 	}
 	// Without the templates' widths the sharper rival fits better: the case the test is for.
 	if d := read([2]float64{0, 0}); d[0] < d[1] {
