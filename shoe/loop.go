@@ -131,6 +131,12 @@ func (l *Loop) step(ctx context.Context, in Input) error {
 }
 
 func (l *Loop) deviceFault(ctx context.Context, device string, err error) error {
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		// The daemon is stopping, the device did not fail: nothing is journaled, and the shoe
+		// resumes from its phase after the restart (a Verified shoe shuffles again).
+		l.Log.Info("device command interrupted by the stop", "device", device, "err", err)
+		return fmt.Errorf("shoe: %s: %w", device, err)
+	}
 	l.Log.Error("device fault", "device", device, "err", err)
 	if serr := l.step(ctx, DeviceFault{Device: device, Code: "device", Detail: err.Error(), Time: l.Now()}); serr != nil {
 		return serr
