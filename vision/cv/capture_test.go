@@ -38,10 +38,7 @@ type passFrame struct {
 // order) and returns the rendered Mats' files.
 func writeFrames(t *testing.T, r *visiontest.Renderer, dir string, frames []passFrame) []string {
 	t.Helper()
-	asp, err := r.Aspect()
-	if err != nil {
-		t.Fatal(err)
-	}
+	asp := aspectOf(t, r)
 	rng := rand.New(rand.NewPCG(9, 9))
 	m := gocv.NewMat()
 	defer m.Close()

@@ -277,17 +277,31 @@ func TestBadInput(t *testing.T) {
 	})
 }
 
+// fixtureArt returns the fixture design's renderer, closed when the test ends, and its cards'
+// aspect.
+func fixtureArt(t *testing.T) (*visiontest.Renderer, float64) {
+	t.Helper()
+	r := visiontest.NeedArt(t, fixtureDeck)
+	t.Cleanup(func() { r.Close() })
+	return r, aspectOf(t, r)
+}
+
+// aspectOf is the renderer's card aspect (length over width).
+func aspectOf(t *testing.T, r *visiontest.Renderer) float64 {
+	t.Helper()
+	asp, err := r.Aspect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return asp
+}
+
 // A card cut by the table frame's edge is read from what the frame shows of it when one of its
 // ends is wholly in view, and never as another card; cut at both ends it is rejected.
 func TestPartialCard(t *testing.T) {
 	_, p := rendered(t)
 	_, table := recognizers(t, p)
-	r := visiontest.NeedArt(t, fixtureDeck)
-	defer r.Close()
-	asp, err := r.Aspect()
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, asp := fixtureArt(t)
 	rng := rand.New(rand.NewPCG(5, 5))
 	m := gocv.NewMat()
 	defer m.Close()
@@ -355,12 +369,7 @@ func TestPartialCard(t *testing.T) {
 func TestForeignCutCard(t *testing.T) {
 	_, p := rendered(t)
 	shoe, table := recognizers(t, p)
-	r := visiontest.NeedArt(t, fixtureDeck)
-	defer r.Close()
-	asp, err := r.Aspect()
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, asp := fixtureArt(t)
 	rng := rand.New(rand.NewPCG(17, 4))
 	m := gocv.NewMat()
 	defer m.Close()
