@@ -76,6 +76,21 @@ func recognizers(t testing.TB, p *calibration.VisionProfile) (*cv.Recognizer, *c
 	return shoe, table
 }
 
+// viewRecognizer is the recognizer of view v, or nil when the profile has no rule for it (a
+// profile from photographs has no shoe rule).
+func viewRecognizer(t testing.TB, p *calibration.VisionProfile, v vision.View) *cv.Recognizer {
+	t.Helper()
+	if _, ok := p.Rules[v.String()]; !ok {
+		return nil
+	}
+	r, err := cv.New(p, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
 // The floors below are the figures measured on this fixture less a margin for the renderer's
 // randomness; the wrong answers are none, always.
 var readFloor = map[string]float64{"shoe": 0.82, "table": 0.92, "none": 0.90}
