@@ -19,7 +19,7 @@ import (
 // a version this build does not know, is refused.
 const (
 	VisionFormat  = "sabot-vision-profile"
-	VisionVersion = 6
+	VisionVersion = 7 // 7: the rules' part threshold (MaxPart)
 )
 
 // MaxVisionProfileBytes bounds what LoadVision reads: a profile is a few megabytes at most.
@@ -79,10 +79,11 @@ type NoiseModel struct {
 }
 
 // VisionRule is the rule a view's frames are decided by, derived at calibration: the best class
-// is the answer when its distance is at most MaxDistance and it leads the runner-up by at least
-// MinLead.
+// is the answer when its distance is at most MaxDistance, none of its parts' distances is over
+// MaxPart, and it leads the runner-up by at least MinLead.
 type VisionRule struct {
 	MaxDistance float64 `json:"max_distance"`
+	MaxPart     float64 `json:"max_part"`
 	MinLead     float64 `json:"min_lead"`
 	// Noise is the view's noise model, a part each (left corner, right corner, face).
 	Noise []NoiseModel `json:"noise"`
@@ -251,6 +252,9 @@ func (p *VisionProfile) Validate() error {
 		}
 		if !(r.MaxDistance > 0 && r.MaxDistance <= 1e3) || !(r.MinLead >= 0 && r.MinLead <= 1e3) {
 			return bad("%s rule: distance %v, lead %v", name, r.MaxDistance, r.MinLead)
+		}
+		if !(r.MaxPart > 0 && r.MaxPart <= 1e3) {
+			return bad("%s rule: part distance %v", name, r.MaxPart)
 		}
 		if r.FalseAccept < 0 || r.FalseAccept > 1 || r.ReadRate < 0 || r.ReadRate > 1 {
 			return bad("%s rule: rates %v, %v", name, r.FalseAccept, r.ReadRate)

@@ -31,7 +31,7 @@ func testProfile(t testing.TB) *VisionProfile {
 		Geometry:    g,
 		CardWidthPx: 210,
 		CardLength:  1.5,
-		Rules:       map[string]VisionRule{"shoe": {MaxDistance: 2.5, MinLead: 0.25, Noise: noise, FalseAccept: 9e-5, ReadRate: 0.95, Samples: 2000}},
+		Rules:       map[string]VisionRule{"shoe": {MaxDistance: 2.5, MaxPart: 4.1, MinLead: 0.25, Noise: noise, FalseAccept: 9e-5, ReadRate: 0.95, Samples: 2000}},
 	}
 	template := func(class string, v byte) VisionTemplate {
 		b := make([]byte, 32*48*3)
@@ -107,6 +107,7 @@ func TestVisionErrors(t *testing.T) {
 		{name: "no rule", change: func(p *VisionProfile) { p.Rules = nil }},
 		{name: "rule of an unknown view", change: func(p *VisionProfile) { p.Rules["window"] = p.Rules["shoe"] }},
 		{name: "rule's distance", change: func(p *VisionProfile) { r := p.Rules["shoe"]; r.MaxDistance = 0; p.Rules["shoe"] = r }},
+		{name: "rule's part distance", change: func(p *VisionProfile) { r := p.Rules["shoe"]; r.MaxPart = 0; p.Rules["shoe"] = r }},
 		{name: "rule's rates", change: func(p *VisionProfile) { r := p.Rules["shoe"]; r.FalseAccept = 2; p.Rules["shoe"] = r }},
 		{name: "rule's noise", change: func(p *VisionProfile) { r := p.Rules["shoe"]; r.Noise = r.Noise[:2]; p.Rules["shoe"] = r }},
 		{name: "rule's noise values", change: func(p *VisionProfile) {

@@ -114,8 +114,8 @@ func TestCalibrateVision(t *testing.T) {
 	p := f.p
 	shoe, table := p.Rules["shoe"], p.Rules["table"]
 	rule := func(r calibration.VisionRule) string {
-		return fmt.Sprintf("distance ≤ %.3f and lead ≥ %.2f; estimated false accepts %s a frame; read in calibration %.1f%% (%d perturbed frames, 0 wrong)",
-			r.MaxDistance, r.MinLead, rateText(r.FalseAccept), 100*r.ReadRate, r.Samples)
+		return fmt.Sprintf("distance ≤ %.3f, each part ≤ %.3f and lead ≥ %.2f; estimated false accepts %s a frame; read in calibration %.1f%% (%d perturbed frames, 0 wrong)",
+			r.MaxDistance, r.MaxPart, r.MinLead, rateText(r.FalseAccept), 100*r.ReadRate, r.Samples)
 	}
 	want := []string{
 		"profile " + f.profile,
@@ -283,8 +283,8 @@ func TestVisionReadExplain(t *testing.T) {
 		`^  3\. \S+ +distance \d+\.\d\d\d, led by -?\d+\.\d\d \(end [01], .*\)$`,
 		`^  4\. \S+ +distance \d+\.\d\d\d, led by -?\d+\.\d\d \(end [01], .*\)$`,
 		`^  5\. \S+ +distance \d+\.\d\d\d, led by -?\d+\.\d\d \(end [01], .*\)$`,
-		`^` + regexp.QuoteMeta(fmt.Sprintf("rule: distance at most %.3f, lead at least %.2f (estimated false accepts %.1g a frame)", shoe.MaxDistance, shoe.MinLead, shoe.FalseAccept)) + `$`,
-		`^decision: accepted: distance \d+\.\d\d\d ≤ ` + regexp.QuoteMeta(fmt.Sprintf("%.3f", shoe.MaxDistance)) + ` and lead \d+\.\d\d over \S+ ≥ ` + regexp.QuoteMeta(fmt.Sprintf("%.2f", shoe.MinLead)) + `$`,
+		`^` + regexp.QuoteMeta(fmt.Sprintf("rule: distance at most %.3f, each part at most %.3f, lead at least %.2f (estimated false accepts %.1g a frame)", shoe.MaxDistance, shoe.MaxPart, shoe.MinLead, shoe.FalseAccept)) + `$`,
+		`^decision: accepted: distance \d+\.\d\d\d ≤ ` + regexp.QuoteMeta(fmt.Sprintf("%.3f", shoe.MaxDistance)) + `, worst part \d+\.\d\d\d ≤ ` + regexp.QuoteMeta(fmt.Sprintf("%.3f", shoe.MaxPart)) + ` and lead \d+\.\d\d over \S+ ≥ ` + regexp.QuoteMeta(fmt.Sprintf("%.2f", shoe.MinLead)) + `$`,
 	}
 	if len(lines) != len(pats) {
 		t.Fatalf("trace of %d lines, want %d:\n%s", len(lines), len(pats), blocks[0])

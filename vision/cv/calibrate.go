@@ -394,7 +394,7 @@ func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOpti
 		}
 		ft := fitRule(slices.Concat(trials...), len(m.classes), func(a, b int, dist []float64) float64 { return leadOf(m.delta, m.ink, a, b, dist) })
 		p.Rules[v.String()] = calibration.VisionRule{
-			MaxDistance: ft.maxDist, MinLead: ft.minLead, Noise: noiseRecord(noise),
+			MaxDistance: ft.maxDist, MaxPart: ft.maxPart, MinLead: ft.minLead, Noise: noiseRecord(noise),
 			FalseAccept: ft.falseAccept, ReadRate: ft.readRate, Samples: ft.samples, Wrong: ft.wrong,
 		}
 		// A calibration frame whose own perturbed frames mostly fit it worse than the

@@ -384,7 +384,7 @@ func TestWriteProfileReport(t *testing.T) {
 		t.Errorf("facts %q", facts)
 	}
 	sh := p.Rules["shoe"]
-	want := fmt.Sprintf("shoe: distance ≤ %.3f and lead ≥ %.2f; estimated false accepts ", sh.MaxDistance, sh.MinLead)
+	want := fmt.Sprintf("shoe: distance ≤ %.3f, each part ≤ %.3f and lead ≥ %.2f; estimated false accepts ", sh.MaxDistance, sh.MaxPart, sh.MinLead)
 	if !strings.HasPrefix(facts[2], want) || !strings.HasSuffix(facts[2], fmt.Sprintf("read in calibration %.1f%% (%d perturbed frames, 0 wrong)", 100*sh.ReadRate, sh.Samples)) {
 		t.Errorf("shoe rule %q, want %q…", facts[2], want)
 	}

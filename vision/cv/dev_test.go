@@ -49,7 +49,7 @@ func TestDevDecks(t *testing.T) {
 				t.Fatal(err)
 			}
 			for v, r := range p.Rules {
-				t.Logf("%s rule: distance ≤ %.3f, lead ≥ %.2f, estimated false accepts %.1e a frame, read %.1f%% in calibration; noise %+v", v, r.MaxDistance, r.MinLead, r.FalseAccept, 100*r.ReadRate, r.Noise)
+				t.Logf("%s rule: distance ≤ %.3f, each part ≤ %.3f, lead ≥ %.2f, estimated false accepts %.1e a frame, read %.1f%% in calibration; noise %+v", v, r.MaxDistance, r.MaxPart, r.MinLead, r.FalseAccept, 100*r.ReadRate, r.Noise)
 			}
 			for _, n := range p.Notes {
 				t.Logf("note: %s", n)

@@ -41,14 +41,15 @@
 // frames of a card differ from its template, more on a steep edge than on paper (noise.go). A class's distance D is the mean weighted square,
 // about 1 for a frame of it as harsh as calibration's perturbations (model.go).
 //
-// Decide by one rule. The best class is the answer when D(best) ≤ T and its lead over every other
-// class b, (D(b) − D(best)) / √(δ(best, b) · D(best)) — the difference of the two distances in
+// Decide by one rule. The best class is the answer when D(best) ≤ T, its worst-fitting part's own
+// distance is at most Tp (corners that fit must not outvote a face that does not), and its lead
+// over every other class b, (D(b) − D(best)) / √(δ(best, b) · D(best)) — the difference of the two distances in
 // units of its spread, δ how far b's template is from best's — is at least M. Otherwise the frame
-// is rejected, naming the best class and the rival it leads least. T and M are not set by hand:
+// is rejected, naming the best class and the rival it leads least. T, Tp and M are not set by hand:
 // calibration perturbs every calibration frame many times, harder than a camera in the field
 // (blur, noise, a coarser sensor, sharpening, shift, scale, rotation, light, JPEG, the card slid
 // about the reader's window), reads each against the profile, and takes T as the distance within
-// which 95% of them fit their own class and M as the least lead at which the estimated share of
+// which 95% of them fit their own class, Tp the same of their worst parts, and M as the least lead at which the estimated share of
 // frames another class leads by M (its tail fitted with an exponential, never under what was
 // counted) is under 1 in 10,000 (rule.go). The profile stores them with the estimate; Explain
 // gives a frame's trace (the outline, the five best classes with how each was compared, the rule

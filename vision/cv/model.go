@@ -655,6 +655,7 @@ type candFit struct {
 	cand
 	d       float64
 	blank   float64 // the distance of a blank (no ink) at the same places: see decide
+	part    float64 // the largest of its parts' own distances: see decide
 	variant int
 	shift   [2 * nParts][2]int
 	gain    [2 * nParts]gains
@@ -689,28 +690,32 @@ func (m *model) candidates(n int) []cand {
 }
 
 // measure fits candidate c at the given shifts and variant.
-func (m *model) measure(ends []frameEnd, c *candFit, va int) (float64, [2 * nParts]gains) {
-	d, g, _ := m.measureOf(ends, c, va, false)
-	return d, g
+func (m *model) measure(ends []frameEnd, c *candFit, va int) (float64, [2 * nParts]gains, float64) {
+	d, g, _, part := m.measureOf(ends, c, va, false)
+	return d, g, part
 }
 
 // measureOf is measure, from the binary16 templates when half (the screening pass).
-// Its third result is the distance of a blank at the same shifts.
-func (m *model) measureOf(ends []frameEnd, c *candFit, va int, half bool) (float64, [2 * nParts]gains, float64) {
-	var chi, xx float64
+// Its third result is the distance of a blank at the same shifts, its fourth the largest of the
+// parts' own distances (a part's weighted squares over its values).
+func (m *model) measureOf(ends []frameEnd, c *candFit, va int, half bool) (float64, [2 * nParts]gains, float64, float64) {
+	var chi, xx, part float64
 	var gs [2 * nParts]gains
 	n := 0
 	for i, s := range c.slots() {
 		pf := m.fitPartOf(ends[s.end].of(c.class), &m.views[s.view].parts[s.part], s.part, va, c.shift[i][0], c.shift[i][1], half)
+		if pf.n > 0 {
+			part = max(part, pf.chi/float64(pf.n))
+		}
 		chi += pf.chi
 		xx += pf.xx
 		n += pf.n
 		gs[i] = pf.gain
 	}
 	if n == 0 {
-		return math.Inf(1), gs, math.Inf(1)
+		return math.Inf(1), gs, math.Inf(1), math.Inf(1)
 	}
-	return chi / float64(n), gs, xx / float64(n)
+	return chi / float64(n), gs, xx / float64(n), part
 }
 
 // refineShift searches slot i of candidate c for its best shift at variant va: a coarse grid,
@@ -767,13 +772,14 @@ const refineTop = 8
 
 // fit scores every class against the frame's ends (one in the shoe, two on the table): each
 // class's distance in dist[c] (+Inf where no candidate could be compared), the distance of a
-// blank at the same places in dist[n+c] (n classes), and every candidate's fit, best first.
+// blank at the same places in dist[n+c] (n classes), the largest of its parts' distances in
+// dist[2n+c], and every candidate's fit, best first.
 func (m *model) fit(ends []frameEnd, cands []cand, fits []candFit, dist []float64) []candFit {
 	mid := len(m.variants) / 2
 	fits = fits[:0]
 	for _, c := range cands {
 		cf := candFit{cand: c, variant: mid}
-		cf.d, cf.gain, cf.blank = m.measureOf(ends, &cf, mid, true)
+		cf.d, cf.gain, cf.blank, cf.part = m.measureOf(ends, &cf, mid, true)
 		fits = append(fits, cf)
 	}
 	sort.Slice(fits, func(i, j int) bool { return fits[i].d < fits[j].d })
@@ -783,13 +789,13 @@ func (m *model) fit(ends []frameEnd, cands []cand, fits []candFit, dist []float6
 			m.refineShift(ends, cf, i, mid)
 		}
 		// A blank's distance does not depend on the template's blur: the one at mid holds.
-		cf.d, cf.gain, cf.blank = m.measureOf(ends, cf, mid, false)
+		cf.d, cf.gain, cf.blank, cf.part = m.measureOf(ends, cf, mid, false)
 		for va := range m.variants {
 			if va == mid {
 				continue
 			}
-			if d, g := m.measure(ends, cf, va); d < cf.d {
-				cf.d, cf.gain, cf.variant = d, g, va
+			if d, g, part := m.measure(ends, cf, va); d < cf.d {
+				cf.d, cf.gain, cf.part, cf.variant = d, g, part, va
 			}
 		}
 		cf.refined = true
@@ -801,7 +807,7 @@ func (m *model) fit(ends []frameEnd, cands []cand, fits []candFit, dist []float6
 	n := len(m.classes)
 	for _, f := range fits {
 		if f.d < dist[f.class] {
-			dist[f.class], dist[n+f.class] = f.d, f.blank
+			dist[f.class], dist[n+f.class], dist[2*n+f.class] = f.d, f.blank, f.part
 		}
 	}
 	return fits

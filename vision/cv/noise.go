@@ -51,10 +51,10 @@ func fitNoise(classes []string, templates []*cardTemplate, length float64, sampl
 			for i := range c.slots() {
 				m.refineShift(ends, &cf, i, mid)
 			}
-			cf.d, cf.gain = m.measure(ends, &cf, mid)
+			cf.d, cf.gain, _ = m.measure(ends, &cf, mid)
 			cf.variant = mid
 			for va := range m.variants {
-				if d, g := m.measure(ends, &cf, va); d < cf.d {
+				if d, g, _ := m.measure(ends, &cf, va); d < cf.d {
 					cf.d, cf.gain, cf.variant = d, g, va
 				}
 			}

@@ -136,7 +136,7 @@ func TestFrameBlur(t *testing.T) {
 		for e := range 2 {
 			m.load(&ends[e], cardDesc(sharp, lf, lf, e), 250, b)
 		}
-		dist := make([]float64, 4) // the classes', then their blanks'
+		dist := make([]float64, distLen*2) // the classes', their blanks', their worst parts'
 		m.fit(ends, m.candidates(2), nil, dist)
 		return dist[:2]
 	}

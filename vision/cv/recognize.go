@@ -70,7 +70,7 @@ func newRecognizer(p *calibration.VisionProfile, view vision.View, m *model, rul
 		n = 2
 	}
 	r.cands = m.candidates(n)
-	r.dist = make([]float64, 2*len(m.classes))
+	r.dist = make([]float64, distLen*len(m.classes))
 	return r
 }
 
@@ -260,7 +260,8 @@ func (r *Recognizer) noCard(err error, tr *Trace) vision.Result {
 }
 
 // classDist measures every class against the described ends (n of them): each class's
-// distance D, +Inf where no view of it could be compared, then each class's blank's (model.fit).
+// distance D, +Inf where no view of it could be compared, then each class's blank's, then each
+// class's worst part's (model.fit).
 func (r *Recognizer) classDist(n int) []float64 {
 	for e := range n {
 		r.m.load(&r.ends[e], &r.descs[e], r.frameWidth, r.bl)
@@ -272,8 +273,8 @@ func (r *Recognizer) classDist(n int) []float64 {
 // Judge decides a card passage from its frames' mean distances (vision.Combiner), by the rule
 // that decides one frame.
 func (r *Recognizer) Judge(dist []float64) vision.Result {
-	if len(dist) != 2*len(r.m.classes) {
-		return vision.Rejected(fmt.Sprintf("evidence of %d distances, the profile's %d classes give %d", len(dist), len(r.m.classes), 2*len(r.m.classes)), 0)
+	if len(dist) != distLen*len(r.m.classes) {
+		return vision.Rejected(fmt.Sprintf("evidence of %d distances, the profile's %d classes give %d", len(dist), len(r.m.classes), distLen*len(r.m.classes)), 0)
 	}
 	res, _ := r.decide(dist)
 	return res
@@ -284,12 +285,18 @@ type Decision struct {
 	Best, Runner string  // the best-fitting class and the rival it leads least
 	Distance     float64 // the best class's distance
 	Lead         float64 // its lead over the runner-up
+	Part         float64 // the best class's worst-fitting part's distance
 	Accepted     bool
 	Rule         string // the rule that decided, in words
 	MaxDistance  float64
 	MinLead      float64
+	MaxPart      float64
 	best         int
 }
+
+// distLen: a frame's distances are three per class: the class's, its blank's and its worst
+// part's (model.fit).
+const distLen = 3
 
 // lead is how far class a leads class b for a frame at distances dist: the difference of their
 // distances in units of its spread,
@@ -330,13 +337,15 @@ func leadOf(delta [][]float64, ink []float64, a, b int, dist []float64) float64 
 }
 
 // decide applies the one rule: the best-fitting class is the answer when its distance is at most
-// the profile's threshold and it leads every other class by at least the profile's margin —
+// the profile's threshold, none of its parts fits worse than the profile's part threshold (a
+// class's distance pools its parts' squares, and corners that fit can outvote a face that does
+// not), and it leads every other class by at least the profile's margin —
 // and, a card, its own blank: a plain card of another design, a card whose index the frame does
 // not show, fits the ink of no card, and a faint template fits it better than any other; only
 // the index that is there leads its blank. Otherwise the frame is rejected, naming the best
 // class and the rival it leads least.
 func (r *Recognizer) decide(dist []float64) (vision.Result, Decision) {
-	dec := Decision{MaxDistance: r.rule.MaxDistance, MinLead: r.rule.MinLead, best: -1}
+	dec := Decision{MaxDistance: r.rule.MaxDistance, MinLead: r.rule.MinLead, MaxPart: r.rule.MaxPart, best: -1}
 	n := len(r.m.classes)
 	best, runner, lead := bestAndRunner(dist, n, r.lead)
 	if best < 0 {
@@ -344,7 +353,7 @@ func (r *Recognizer) decide(dist []float64) (vision.Result, Decision) {
 		return vision.Rejected("no class could be measured", 0), dec
 	}
 	dec.best = best
-	dec.Best, dec.Distance, dec.Lead = r.m.classes[best], dist[best], lead
+	dec.Best, dec.Distance, dec.Lead, dec.Part = r.m.classes[best], dist[best], lead, dist[2*n+best]
 	switch {
 	case runner >= n:
 		dec.Runner = "blank"
@@ -356,6 +365,9 @@ func (r *Recognizer) decide(dist []float64) (vision.Result, Decision) {
 	case dist[best] > r.rule.MaxDistance:
 		dec.Rule = fmt.Sprintf("rejected: the best class %s is at distance %.3f, above the threshold %.3f: not a card of this deck as calibrated (runner-up %s)", dec.Best, dist[best], r.rule.MaxDistance, dec.Runner)
 		return vision.Rejected(fmt.Sprintf("nothing fits: best %s at distance %.2f (at most %.2f), runner-up %s", dec.Best, dist[best], r.rule.MaxDistance, dec.Runner), conf), dec
+	case dec.Part > r.rule.MaxPart:
+		dec.Rule = fmt.Sprintf("rejected: the best class %s fits as a whole (distance %.3f) but one of its parts does not (distance %.3f, above the part threshold %.3f): another card, or a part the outline misplaced (runner-up %s)", dec.Best, dist[best], dec.Part, r.rule.MaxPart, dec.Runner)
+		return vision.Rejected(fmt.Sprintf("a part does not fit: best %s, its worst part at %.2f (at most %.2f), runner-up %s", dec.Best, dec.Part, r.rule.MaxPart, dec.Runner), conf), dec
 	case runner >= n && lead < r.rule.MinLead:
 		dec.Rule = fmt.Sprintf("rejected: %s leads its blank (the card without ink, at distance %.3f) by %.2f, under the margin %.2f: the frame does not show its index", dec.Best, dist[runner], lead, r.rule.MinLead)
 		return vision.Rejected(fmt.Sprintf("no index: %s leads a blank by %.2f (at least %.2f)", dec.Best, lead, r.rule.MinLead), 0), dec
@@ -364,7 +376,7 @@ func (r *Recognizer) decide(dist []float64) (vision.Result, Decision) {
 		return vision.Rejected(fmt.Sprintf("%s or %s: lead %.2f (at least %.2f)", dec.Best, dec.Runner, lead, r.rule.MinLead), conf), dec
 	}
 	dec.Accepted = true
-	dec.Rule = fmt.Sprintf("accepted: distance %.3f ≤ %.3f and lead %.2f over %s ≥ %.2f", dist[best], r.rule.MaxDistance, lead, dec.Runner, r.rule.MinLead)
+	dec.Rule = fmt.Sprintf("accepted: distance %.3f ≤ %.3f, worst part %.3f ≤ %.3f and lead %.2f over %s ≥ %.2f", dist[best], r.rule.MaxDistance, dec.Part, r.rule.MaxPart, lead, dec.Runner, r.rule.MinLead)
 	return resultOf(dec.Best, conf), dec
 }
 
@@ -483,7 +495,7 @@ func (t *Trace) String() string {
 			fmt.Fprintf(&b, "  %d. %-4s distance %.3f, led by %.2f (%s)\n", i+1, c.Class, c.Distance, c.Lead, c.How)
 		}
 	}
-	fmt.Fprintf(&b, "rule: distance at most %.3f, lead at least %.2f (estimated false accepts %.1g a frame)\n", t.Rule.MaxDistance, t.Rule.MinLead, t.Rule.FalseAccept)
+	fmt.Fprintf(&b, "rule: distance at most %.3f, each part at most %.3f, lead at least %.2f (estimated false accepts %.1g a frame)\n", t.Rule.MaxDistance, t.Rule.MaxPart, t.Rule.MinLead, t.Rule.FalseAccept)
 	fmt.Fprintf(&b, "decision: %s\n", t.Decision.Rule)
 	return b.String()
 }

@@ -144,6 +144,11 @@ func TestProfileRules(t *testing.T) {
 		if r.MaxDistance <= 0 || r.MinLead <= 0 {
 			t.Errorf("%s rule: distance ≤ %g, lead ≥ %g: both must be positive", v, r.MaxDistance, r.MinLead)
 		}
+		// A part fits worse than the whole it is pooled into: the part threshold is above the
+		// class's.
+		if !(r.MaxPart > r.MaxDistance) {
+			t.Errorf("%s rule: each part ≤ %g, not above the distance's %g", v, r.MaxPart, r.MaxDistance)
+		}
 		if r.FalseAccept <= 0 || r.FalseAccept > 1e-4 {
 			t.Errorf("%s rule: estimated false accepts %g a frame, want in (0, 1e-4]", v, r.FalseAccept)
 		}

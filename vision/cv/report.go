@@ -131,11 +131,12 @@ func lengthText(l float64) string {
 	return fmt.Sprintf("card length %.3f card widths", l)
 }
 
-// ruleText words a view's rule: "distance ≤ 1.82 and lead ≥ 2.41; estimated false accepts
-// 9.5e-05 a frame; read in calibration 97.1% (2160 perturbed frames, 0 wrong)".
+// ruleText words a view's rule: "distance ≤ 1.820, each part ≤ 3.410 and lead ≥ 2.41;
+// estimated false accepts 9.5e-05 a frame; read in calibration 97.1% (2160 perturbed frames,
+// 0 wrong)".
 func ruleText(r calibration.VisionRule) string {
-	return fmt.Sprintf("distance ≤ %.3f and lead ≥ %.2f; estimated false accepts %s a frame; read in calibration %.1f%% (%d perturbed frames, %d wrong)",
-		r.MaxDistance, r.MinLead, rate(r.FalseAccept), 100*r.ReadRate, r.Samples, r.Wrong)
+	return fmt.Sprintf("distance ≤ %.3f, each part ≤ %.3f and lead ≥ %.2f; estimated false accepts %s a frame; read in calibration %.1f%% (%d perturbed frames, %d wrong)",
+		r.MaxDistance, r.MaxPart, r.MinLead, rate(r.FalseAccept), 100*r.ReadRate, r.Samples, r.Wrong)
 }
 
 // rate prints a small rate as a person reads it: "0", "3.2e-05", "0.0012".

@@ -37,6 +37,7 @@ type trial struct {
 // fitted is a derived rule with its figures.
 type fitted struct {
 	maxDist, minLead       float64
+	maxPart                float64 // +Inf where the trials carry no parts' distances
 	falseAccept            float64
 	readRate               float64
 	samples, measured      int
@@ -103,6 +104,19 @@ func fitRule(trials []trial, n int, lead func(best, rival int, dist []float64) f
 	sort.Float64s(gen)
 	out.genuineP50, out.genuineP99 = gen[len(gen)/2], gen[min(len(gen)-1, len(gen)*99/100)]
 	out.maxDist = round6(gen[min(len(gen)-1, int(fitShare*float64(len(gen))))])
+	// The part threshold, the same way from each frame's worst-fitting part of its own class: a
+	// frame fits a class only where every part of it does (decide).
+	out.maxPart = math.Inf(1)
+	var parts []float64
+	for _, t := range trials {
+		if t.measured && len(t.dist) >= distLen*n {
+			parts = append(parts, t.dist[2*n+t.own])
+		}
+	}
+	if len(parts) > 0 {
+		sort.Float64s(parts)
+		out.maxPart = round6(parts[min(len(parts)-1, int(fitShare*float64(len(parts))))])
+	}
 	// The margin: for each frame, the largest lead over its own class of any other class
 	// within the threshold (a class beyond it is never accepted); -Inf when none is.
 	worst := make([]float64, 0, out.measured)
@@ -132,7 +146,7 @@ func fitRule(trials []trial, n int, lead func(best, rival int, dist []float64) f
 			continue
 		}
 		best, _, l := bestAndRunner(t.dist, n, lead)
-		if best < 0 || l < out.minLead || t.dist[best] > out.maxDist {
+		if best < 0 || l < out.minLead || t.dist[best] > out.maxDist || len(t.dist) >= distLen*n && t.dist[2*n+best] > out.maxPart {
 			continue
 		}
 		switch {

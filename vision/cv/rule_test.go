@@ -39,28 +39,38 @@ func TestLead(t *testing.T) {
 	}
 }
 
-// The rule accepts the best class when it fits within the threshold and leads every other
-// class by the margin, and otherwise says why, naming the runner-up.
+// The rule accepts the best class when it fits within the threshold, each of its parts within
+// the part threshold, and it leads every other class by the margin, and otherwise says why,
+// naming the runner-up.
 func TestDecide(t *testing.T) {
 	r := &Recognizer{m: &model{classes: []string{"As", "Ac", "Kd"}, delta: [][]float64{{0, 1, 9}, {1, 0, 9}, {9, 9, 0}}, ink: []float64{16, 16, 25}},
-		rule: calibration.VisionRule{MaxDistance: 2, MinLead: 0.5}}
+		rule: calibration.VisionRule{MaxDistance: 2, MaxPart: 4, MinLead: 0.5}}
 	inf := math.Inf(1)
 	for _, c := range []struct {
-		dist []float64 // the classes', then their blanks'
-		want string    // the card, or the start of the rejection
+		dist  []float64 // the classes', then their blanks'
+		want  string    // the card, or the start of the rejection
+		parts []float64 // the classes' worst parts' (1 each if nil)
 	}{
-		{[]float64{1, 3, 20, 17, 19, 40}, "As"},                                     // leads Ac by (3−1)/√1 = 2
-		{[]float64{1, 1.3, 20, 17, 19, 40}, "As or Ac: lead 0.30"},                  // too near its twin
-		{[]float64{3, 9, 20, 17, 19, 40}, "nothing fits: best As at distance 3.00"}, // fits nothing well enough
-		{[]float64{20, 20, 0.5, 17, 19, 40}, "Kd"},
-		{[]float64{1, math.NaN(), 20, 17, 19, 40}, "As"}, // a class the profile does not hold is no rival
-		{[]float64{inf, inf, inf, inf, inf, inf}, "no class could be measured"},
+		{[]float64{1, 3, 20, 17, 19, 40}, "As", nil},                                     // leads Ac by (3−1)/√1 = 2
+		{[]float64{1, 1.3, 20, 17, 19, 40}, "As or Ac: lead 0.30", nil},                  // too near its twin
+		{[]float64{3, 9, 20, 17, 19, 40}, "nothing fits: best As at distance 3.00", nil}, // fits nothing well enough
+		{[]float64{20, 20, 0.5, 17, 19, 40}, "Kd", nil},
+		{[]float64{1, math.NaN(), 20, 17, 19, 40}, "As", nil}, // a class the profile does not hold is no rival
+		{[]float64{inf, inf, inf, inf, inf, inf}, "no class could be measured", nil},
 		// A frame without ink (a plain card, an index out of view) fits a faint As best, but a
 		// blank better: (0.8−1)/√(16·1) < 0.
-		{[]float64{1, 3, 20, 0.8, 2.5, 19}, "no index: As leads a blank by -0.05"},
-		{[]float64{1, 3, 20, 2, 2.5, 19}, "no index: As leads a blank by 0.25"}, // (2−1)/√16
+		{[]float64{1, 3, 20, 0.8, 2.5, 19}, "no index: As leads a blank by -0.05", nil},
+		{[]float64{1, 3, 20, 2, 2.5, 19}, "no index: As leads a blank by 0.25", nil}, // (2−1)/√16
+		// Corners that fit and a face that does not (anglo's 5♥ photographed, read as 6♥):
+		// the whole fits, one part does not.
+		{[]float64{1, 3, 20, 17, 19, 40}, "a part does not fit: best As, its worst part at 5.93 (at most 4.00), runner-up Ac", []float64{5.93, 1, 1}},
+		{[]float64{1, 3, 20, 17, 19, 40}, "As", []float64{4, 9, 9}}, // at the part threshold; others' parts do not count
 	} {
-		res, dec := r.decide(c.dist)
+		parts := c.parts
+		if parts == nil {
+			parts = []float64{1, 1, 1}
+		}
+		res, dec := r.decide(slices.Concat(c.dist, parts))
 		got := res.Token()
 		if res.Kind == vision.Reject {
 			got = res.Reason
@@ -98,7 +108,7 @@ func TestUpperTail(t *testing.T) {
 func TestFitRule(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	delta := [][]float64{{0, 1, 9}, {1, 0, 9}, {9, 9, 0}}
-	lead := func(a, b int, d []float64) float64 { return leadOf(delta, nil, a, b, d) }
+	lead := func(a, b int, d []float64) float64 { return leadOf(delta, []float64{16, 16, 25}, a, b, d) }
 	var trials []trial
 	for i := range 3000 {
 		own := i % 3
@@ -136,6 +146,29 @@ func TestFitRule(t *testing.T) {
 	ft2 := fitRule(append(trials, bad), 3, lead)
 	if l := lead(1, 0, bad.dist); ft2.minLead <= l {
 		t.Errorf("margin %v, under the lead %v a wrong class reached", ft2.minLead, l)
+	}
+	if !math.IsInf(ft.maxPart, 1) {
+		t.Errorf("part threshold %v from trials without parts' distances, want +Inf", ft.maxPart)
+	}
+
+	// With the parts' distances (and the blanks', far): the part threshold passes fitShare of
+	// the frames' own worst parts, and a frame it does not pass is not read.
+	for i := range trials {
+		d := trials[i].dist
+		trials[i].dist = append(slices.Clone(d), 99, 99, 99, d[0]+rng.Float64(), d[1]+rng.Float64(), d[2]+rng.Float64())
+	}
+	ft3 := fitRule(trials, 3, lead)
+	own = 0
+	for _, tr := range trials {
+		if tr.dist[6+tr.own] <= ft3.maxPart {
+			own++
+		}
+	}
+	if share := float64(own) / float64(len(trials)); math.Abs(share-fitShare) > 0.01 {
+		t.Errorf("the part threshold passes %.3f of the frames' own worst parts, want %.2f", share, fitShare)
+	}
+	if !(ft3.readRate < ft.readRate) {
+		t.Errorf("read %.3f with the part threshold, %.3f without: it rejects nothing", ft3.readRate, ft.readRate)
 	}
 }
 
