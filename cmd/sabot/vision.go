@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/png"
 	"io"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -42,12 +45,21 @@ type readLine struct {
 // be read at all is a line with "error", and the exit status is 1 once all files are done. With
 // --explain it prints each frame's decision trace instead, for a person.
 func visionRead(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlags("vision read", "--profile P [--view auto|shoe|table] [--explain] FILE...", stderr)
+	fs := newFlags("vision read", "--profile P [--view auto|shoe|table] [--explain [--map DIR]] FILE...", stderr)
 	profile := fs.String("profile", "", "vision profile (from sabot calibrate vision)")
 	view := fs.String("view", "auto", "shoe, table, or auto: shoe when a frame is the profile camera's size, table otherwise")
 	explain := fs.Bool("explain", false, "print how each frame was decided: the outline found, the five best classes, the rule and the decision")
+	mapDir := fs.String("map", "", "with --explain: also write DIR/FILE.map.png, each part of the two best classes as compared: the frame, the template, the misfit")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *mapDir != "" && !*explain {
+		return fmt.Errorf("vision read: --map needs --explain")
+	}
+	if *mapDir != "" {
+		if err := os.MkdirAll(*mapDir, 0o755); err != nil {
+			return fmt.Errorf("vision read: --map: %w", err)
+		}
 	}
 	if *profile == "" || fs.NArg() == 0 {
 		fs.Usage()
@@ -95,7 +107,15 @@ func visionRead(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 				fmt.Fprintf(stdout, "%s: error: %v\n\n", file, err)
 				continue
 			}
-			fmt.Fprintf(stdout, "%s: %v\n%s\n", file, res, tr)
+			fmt.Fprintf(stdout, "%s: %v\n%s", file, res, tr)
+			if *mapDir != "" && tr.Map != nil {
+				out := filepath.Join(*mapDir, filepath.Base(file)+".map.png")
+				if err := writePNG(out, tr.Map); err != nil {
+					return fmt.Errorf("vision read: --map: %w", err)
+				}
+				fmt.Fprintf(stdout, "map: %s\n", out)
+			}
+			fmt.Fprintln(stdout)
 			continue
 		}
 		line := readLine{File: file}
@@ -262,4 +282,23 @@ func visionRender(ctx context.Context, args []string, _ io.Reader, stdout, stder
 		fmt.Fprintf(stdout, "%d labelled frames of %s: %s\n", n, *deck, filepath.Join(*framesDir, "labels.csv"))
 	}
 	return nil
+}
+
+// writePNG writes img to path as a PNG, whole or not at all.
+func writePNG(path string, img image.Image) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	if err := png.Encode(f, img); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
 }

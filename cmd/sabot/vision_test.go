@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"image/png"
 	"io"
 	"math"
 	"os"
@@ -302,6 +303,33 @@ func TestVisionReadExplain(t *testing.T) {
 	out, _, err = sabot(t, "vision", "read", "--explain", "--profile", f.profile, byView["none"][0])
 	if err != nil || !regexp.MustCompile(`(?m)^decision: (no card outline|rejected: |accepted: distance .* over )`).MatchString(out) || !strings.Contains(out, "\noutline: ") {
 		t.Errorf("empty window's trace: %v\n%s", err, out)
+	}
+}
+
+// TestVisionReadMap writes the misfit map of an explained frame, and --map alone is refused.
+func TestVisionReadMap(t *testing.T) {
+	f := visionSet(t)
+	qh := filepath.Join(f.dir, "calib", "Qh.jpg")
+	dir := filepath.Join(t.TempDir(), "maps")
+	if _, _, err := sabot(t, "vision", "read", "--map", dir, "--profile", f.profile, qh); err == nil || err.Error() != "vision read: --map needs --explain" {
+		t.Errorf("--map without --explain: %v", err)
+	}
+	out, _, err := sabot(t, "vision", "read", "--explain", "--map", dir, "--profile", f.profile, qh)
+	want := filepath.Join(dir, "Qh.jpg.map.png")
+	if err != nil || !strings.Contains(out, "\nmap: "+want+"\n") {
+		t.Fatalf("vision read --explain --map: %v\n%s", err, out)
+	}
+	r, err := os.Open(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	img, err := png.Decode(r)
+	if err != nil {
+		t.Fatalf("%s: %v", want, err)
+	}
+	if b := img.Bounds(); b.Dx() < 360 || b.Dy() < 100 {
+		t.Errorf("%s is %v", want, b)
 	}
 }
 

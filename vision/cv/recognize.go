@@ -411,6 +411,9 @@ type Trace struct {
 	Top      []ClassFit
 	Rule     calibration.VisionRule
 	Decision Decision
+	// Map is the misfit map of the two classes that fit best (misfit.go); nil when no card
+	// was compared.
+	Map      image.Image
 	contrast float32
 	peak     float32
 }
@@ -446,6 +449,25 @@ func (t *Trace) top(m *model, ends []frameEnd, fits []candFit, dist []float64, l
 			}
 		}
 		t.Top = append(t.Top, cf)
+	}
+	// The map of the first two.
+	var mf []candFit
+	var titles []string
+	for k, i := range idx[:min(2, len(idx))] {
+		for _, f := range fits {
+			if f.class == i && f.d == dist[i] {
+				mf = append(mf, f)
+				how := fmt.Sprintf("leads by %.2f", t.Top[k].Lead)
+				if k > 0 {
+					how = fmt.Sprintf("led by %.2f", t.Top[k].Lead)
+				}
+				titles = append(titles, fmt.Sprintf("%d. %s  distance %.3f, %s (end %d)", k+1, m.classes[i], dist[i], how, m.views[f.a].end))
+				break
+			}
+		}
+	}
+	if len(mf) > 0 {
+		t.Map, _ = m.misfitMap(ends, mf, titles)
 	}
 }
 

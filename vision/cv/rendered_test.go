@@ -216,6 +216,24 @@ func TestExplain(t *testing.T) {
 			t.Errorf("the trace lacks %q:\n%s", want, s)
 		}
 	}
+	// The misfit map: a row per class, the best's misfit (its heat panels, the only pixels with
+	// no blue) far darker than the runner-up's on the frame its template was made from.
+	if tr.Map == nil {
+		t.Fatal("no misfit map")
+	}
+	b := tr.Map.Bounds()
+	var heat [2]float64
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, _, bl, _ := tr.Map.At(x, y).RGBA()
+			if bl == 0 {
+				heat[(y-b.Min.Y)*2/b.Dy()] += float64(r >> 8)
+			}
+		}
+	}
+	if !(heat[1] > 0 && heat[0] < heat[1]/2) {
+		t.Errorf("misfit map %v: the best class's heat %.0f, the runner-up's %.0f", b, heat[0], heat[1])
+	}
 	// An empty window is read as such, and the trace says why.
 	e := gocv.NewMatWithSize(m.Rows(), m.Cols(), gocv.MatTypeCV8UC3)
 	defer e.Close()
