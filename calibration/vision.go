@@ -19,7 +19,7 @@ import (
 // a version this build does not know, is refused.
 const (
 	VisionFormat  = "sabot-vision-profile"
-	VisionVersion = 7 // 7: the rules' part threshold (MaxPart)
+	VisionVersion = 8 // 8: the outline band is not compared (noise models fitted without it); 7: the rules' part threshold (MaxPart)
 )
 
 // MaxVisionProfileBytes bounds what LoadVision reads: a profile is a few megabytes at most.

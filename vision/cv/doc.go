@@ -32,7 +32,8 @@
 // a one-way picture is not symmetric), or a photograph of the whole card. Rows no frame of
 // calibration showed are not known, and no class is compared there (template.go).
 //
-// Score every class. The frame is compared with each class's template, at each end, part by part:
+// Score every class. The frame is compared with each class's template, at each end, part by part
+// (nothing on the card's outline, whose step is the card against the felt or a table):
 // the two top corners (where designs print the index) fine, the face coarse; each part at the
 // shift (a few pixels either way) it fits best, with the template's blur variant that fits the
 // frame (motion along the card, focus) or, where the template was made from a smaller card than

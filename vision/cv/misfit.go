@@ -125,7 +125,10 @@ func (m *model) partRow(tp *tpart, planes *[3][]float32, at, y, va int, g gains,
 		for c := range 3 {
 			i := y*tp.width + x
 			wt := float64(tp.w[c][i])
-			t := float64(tp.wt[va][c][i]) / wt
+			t := 0.0
+			if wt > 0 {
+				t = float64(tp.wt[va][c][i]) / wt
+			}
 			v := float64(planes[c][at+x])
 			r += wt * (v - g[c]*t) * (v - g[c]*t)
 			fx[c], tx[c] = grey(v), grey(g[c]*t)

@@ -102,6 +102,49 @@ const (
 	gainMax = 1.3
 )
 
+// outlineBand is how far inside a card's outline no value is compared (fine pixels), and
+// cornerRadius the radius of the rounded corners it follows: what lies there is the outline's
+// own step, which the card's colour against the felt or the table sets, and the outline's error
+// moves; no design prints its index there.
+const (
+	outlineBand  = 4
+	cornerRadius = 8
+)
+
+// onOutline reports whether part p's pixel (x, y) (part pixels) lies within outlineBand of the
+// card's outline (rows the length of a card of rows fine rows).
+func onOutline(p partID, x, y, rows int) bool {
+	switch p {
+	case face:
+		// A face pixel spans faceK fine pixels each way: any of them on the band.
+		for j := range faceK {
+			for i := range faceK {
+				if onCard(x*faceK+i, y*faceK+j, rows) {
+					return true
+				}
+			}
+		}
+		return false
+	case cornerR:
+		x += cornerRX
+	}
+	return onCard(x, y, rows)
+}
+
+// onCard reports whether card pixel (x, y) lies within outlineBand of the outline.
+func onCard(x, y, rows int) bool {
+	if x < outlineBand || x >= fineScale-outlineBand || y < outlineBand || y >= rows-outlineBand {
+		return true
+	}
+	// The rounded corners (top ones; a corner part reaches no bottom one).
+	cx, cy := min(x, fineScale-1-x), y
+	if cx < cornerRadius && cy < cornerRadius {
+		dx, dy := float64(cornerRadius-cx), float64(cornerRadius-cy)
+		return dx*dx+dy*dy > float64((cornerRadius-outlineBand)*(cornerRadius-outlineBand))
+	}
+	return false
+}
+
 // channelSpread bounds how far a channel's gain may stray from the part's own: a camera's
 // colour response makes an ink deeper in one channel than another by some tens of percent, not
 // by three times (a black glyph's red channel faded to fit a red one's).
@@ -298,6 +341,9 @@ func (m *model) partsOf(t *cardTemplate, b *blurrer) [nParts]tpart {
 					g := gradEnergy(plane, tp.width, tp.rows)
 					tp.w[c] = make([]float32, len(g))
 					for i := range g {
+						if onOutline(p, i%tp.width, i/tp.width, t.rows) {
+							continue // weight 0: not compared
+						}
 						tp.w[c][i] = float32(1 / (nm.sigma0*nm.sigma0 + nm.kappa*float64(g[i])))
 					}
 				}
@@ -855,6 +901,9 @@ func (m *model) deltas() ([][]float64, []float64) {
 				}
 				for c := range 3 {
 					for i := y * w; i < (y+1)*w; i++ {
+						if ta.w[c][i] == 0 || tb.w[c][i] == 0 {
+							continue // on the outline
+						}
 						t := float64(ta.wt[0][c][i]) / float64(ta.w[c][i])
 						x := 0.0
 						if !blank {

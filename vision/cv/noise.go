@@ -136,6 +136,9 @@ func (m *model) residuals(f *frameEnd, tp *tpart, p partID, va int, shift [2]int
 			}
 			for i, v := range x {
 				j := y*w + i
+				if tp.w[c][j] == 0 {
+					continue // on the outline: not compared
+				}
 				fn(c, j, v-float32(g[c])*tp.wt[va][c][j]/tp.w[c][j])
 			}
 		}

@@ -148,3 +148,70 @@ func TestFrameBlur(t *testing.T) {
 		t.Errorf("8s photographed 118 px wide, 9s 330, the frame 250: 8s at %.3f, 9s at %.3f, want 8s nearer", d[0], d[1])
 	}
 }
+
+// The card's outline (a band inside it, round its rounded corners) is compared for no class: a
+// frame whose outline step differs (another table, another card colour, the outline's error)
+// fits every class as the same frame with its template's outline does.
+func TestOutlineNotCompared(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const lf, rows = 180, 120
+	var templates []*cardTemplate
+	var cards [][]float32
+	for range 2 {
+		card := randomCard(rng, lf)
+		tm := newTemplate(lf)
+		tm.put(cardDesc(card, lf, rows, 0), 0)
+		tm.put(cardDesc(card, lf, rows, 1), 1)
+		templates = append(templates, tm)
+		cards = append(cards, card)
+	}
+	var unit [nParts]noiseModel
+	for p := range unit {
+		unit[p] = noiseModel{sigma0: 1}
+	}
+	m := newModel([]string{"As", "Ks"}, templates, float64(lf)/fineScale, unit, false, 0)
+	for _, v := range m.views {
+		for p := range nParts {
+			tp := &v.parts[p]
+			for i, w := range tp.w[0] {
+				if on := onOutline(partID(p), i%tp.width, i/tp.width, lf); on != (w == 0) {
+					t.Fatalf("%s part %s value %d: on the outline %v, weight %v", m.classes[v.class], partNames[p], i, on, w)
+				}
+			}
+		}
+	}
+	if !onCard(0, 60, lf) || !onCard(60, lf-1, lf) || !onCard(outlineBand, outlineBand, lf) || onCard(cornerRadius, cornerRadius, lf) || onCard(60, 60, lf) {
+		t.Errorf("the outline band's geometry")
+	}
+	// A frame of As, and the same frame with its outline band darkened (a light table's step).
+	dist := func(d *desc) []float64 {
+		var ends [1]frameEnd
+		ends[0].load(d)
+		out := make([]float64, distLen*len(m.classes))
+		m.fit(ends[:], m.candidates(1), nil, out)
+		return out[:len(m.classes)]
+	}
+	clean := cardDesc(cards[0], lf, rows, 0)
+	stepped := cardDesc(cards[0], lf, rows, 0)
+	for y := range rows {
+		for x := range fineScale {
+			if onCard(x, y, lf) {
+				for c := range 3 {
+					stepped.fine[((y+fineMargin)*fineW+fineMargin+x)*3+c] -= 3
+				}
+			}
+		}
+	}
+	// Its own class, fitted where the outline puts it, exactly; another class, whose best
+	// shift may reach a few pixels into the band, within 1%.
+	a, b := dist(clean), dist(stepped)
+	if math.Abs(a[0]-b[0]) > 1e-9 {
+		t.Errorf("As: distance %.9f, with the outline stepped %.9f", a[0], b[0])
+	}
+	if math.Abs(a[1]-b[1]) > 0.01*a[1] {
+		t.Errorf("Ks: distance %.6f, with the outline stepped %.6f", a[1], b[1])
+	}
+	if !(a[0] < 1e-3 && a[1] > 0.5) {
+		t.Errorf("As's own frame: As at %.4f, Ks at %.4f", a[0], a[1])
+	}
+}
