@@ -404,7 +404,7 @@ func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOpti
 			poor = append(poor, f.note(v, ft.maxDist))
 		}
 		if ft.readRate < minReadRate {
-			return nil, fmt.Errorf("%w: the %s view's rule (distance ≤ %.2f, lead ≥ %.2f) reads only %.1f%% of the calibration frames perturbed: it would reject most cards (a one-ended design passed at either end? pass the deck again turned end for end, --turned)", ErrCalibration, v, ft.maxDist, ft.minLead, 100*ft.readRate)
+			return nil, fmt.Errorf("%w: the %s view's rule (distance ≤ %.2f, lead ≥ %.2f) reads only %.1f%% of the calibration frames perturbed: it would reject most cards (a one-ended design passed at either end? pass the deck again turned end for end, --turned)%s", ErrCalibration, v, ft.maxDist, ft.minLead, 100*ft.readRate, ft.pairNote(m.classes))
 		}
 	}
 	p.Notes = append(notesOf(p, frames), poor...)

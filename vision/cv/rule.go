@@ -1,6 +1,7 @@
 package cv
 
 import (
+	"fmt"
 	"math"
 	"sort"
 )
@@ -44,6 +45,22 @@ type fitted struct {
 	wrong                  int // trials the rule read as another class
 	leads                  []float64
 	genuineP50, genuineP99 float64
+	// tailPair is the pair (a class's frames, the class that led them) holding the most of
+	// the largest leads the margin was set from (pairShare of them); what a
+	// technician recaptures when the margin is too high to read.
+	tailPair     [2]int
+	pairShare    float64
+	tailPairLead float64
+}
+
+// pairNote says which pair the margin was set by, for a refusal: "; the margin is set most by
+// 5c's frames led by 6c (...)", or nothing when no class led another.
+func (f fitted) pairNote(classes []string) string {
+	a, b := f.tailPair[0], f.tailPair[1]
+	if a < 0 || b < 0 || a >= len(classes) || b >= len(classes) {
+		return ""
+	}
+	return fmt.Sprintf("; the margin is set most by %s's perturbed frames led by %s (%.0f%% of the largest leads, up to %.2f): recapture those two cards, or pass the deck again showing more of them", classes[a], classes[b], 100*f.pairShare, f.tailPairLead)
 }
 
 // tail estimates P(X ≥ x) from sorted samples: counted where at least tailMin samples are that
@@ -120,21 +137,51 @@ func fitRule(trials []trial, n int, lead func(best, rival int, dist []float64) f
 	// The margin: for each frame, the largest lead over its own class of any other class
 	// within the threshold (a class beyond it is never accepted); -Inf when none is.
 	worst := make([]float64, 0, out.measured)
+	type led struct {
+		l          float64
+		own, rival int
+	}
+	var byLead []led
 	for _, t := range trials {
 		if !t.measured {
 			continue
 		}
-		w := math.Inf(-1)
+		w, wc := math.Inf(-1), -1
 		for c, d := range t.dist[:n] {
 			if c == t.own || math.IsNaN(d) || d > out.maxDist || nonCard(c) && nonCard(t.own) {
 				continue // the cut card and the back, read one for the other: no card either way
 			}
-			w = max(w, lead(c, t.own, t.dist))
+			if l := lead(c, t.own, t.dist); l > w {
+				w, wc = l, c
+			}
 		}
 		worst = append(worst, w)
+		byLead = append(byLead, led{w, t.own, wc})
 	}
 	sort.Float64s(worst)
 	out.leads = worst
+	// The pair most of the tail comes from.
+	sort.Slice(byLead, func(i, j int) bool { return byLead[i].l > byLead[j].l })
+	top := byLead[:min(len(byLead), max(tailMin, int(tailShare*float64(len(byLead)))))]
+	count, most := map[[2]int]int{}, map[[2]int]float64{}
+	for _, b := range top {
+		if b.rival >= 0 {
+			k := [2]int{b.own, b.rival}
+			if count[k] == 0 {
+				most[k] = b.l // top is sorted: its first lead is its largest
+			}
+			count[k]++
+		}
+	}
+	out.tailPair = [2]int{-1, -1}
+	for k, c := range count {
+		if c > count[out.tailPair] || c == count[out.tailPair] && most[k] > out.tailPairLead {
+			out.tailPair, out.tailPairLead = k, most[k]
+		}
+	}
+	if out.tailPair[0] >= 0 {
+		out.pairShare = float64(count[out.tailPair]) / float64(len(top))
+	}
 	M := 0.0
 	for ; upperTail(worst, M) > falseAcceptTarget; M += 0.01 {
 	}

@@ -144,8 +144,22 @@ func TestFitRule(t *testing.T) {
 	// goes past it.
 	bad := trial{measured: true, own: 0, dist: []float64{1.2, 0.2, 12}}
 	ft2 := fitRule(append(trials, bad), 3, lead)
-	if l := lead(1, 0, bad.dist); ft2.minLead <= l {
+	l := lead(1, 0, bad.dist)
+	if ft2.minLead <= l {
 		t.Errorf("margin %v, under the lead %v a wrong class reached", ft2.minLead, l)
+	}
+	// The margin is set by that frame: class 0's led by class 1. A refusal names the pair.
+	if ft.tailPair != [2]int{-1, -1} {
+		t.Errorf("tail pair %v where no other class fits within the threshold", ft.tailPair)
+	}
+	if tp := ft2.tailPair; tp != [2]int{0, 1} || ft2.pairShare <= 0 || ft2.tailPairLead != l {
+		t.Errorf("tail pair %v (%.2f of the tail, up to %.2f), want 0 led by 1 up to %.2f", tp, ft2.pairShare, ft2.tailPairLead, l)
+	}
+	if note := ft2.pairNote([]string{"5c", "6c", "Kd"}); !strings.Contains(note, "5c") || !strings.Contains(note, "6c") || strings.Contains(note, "Kd") {
+		t.Errorf("pair note %q", note)
+	}
+	if note := (fitted{tailPair: [2]int{-1, -1}}).pairNote([]string{"5c"}); note != "" {
+		t.Errorf("pair note with no pair: %q", note)
 	}
 	if !math.IsInf(ft.maxPart, 1) {
 		t.Errorf("part threshold %v from trials without parts' distances, want +Inf", ft.maxPart)
