@@ -136,12 +136,11 @@ func fitRule(trials []trial, n int, lead func(best, rival int, dist []float64) f
 	}
 	// The margin: for each frame, the largest lead over its own class of any other class
 	// within the threshold (a class beyond it is never accepted); -Inf when none is.
-	worst := make([]float64, 0, out.measured)
 	type led struct {
 		l          float64
 		own, rival int
 	}
-	var byLead []led
+	byLead := make([]led, 0, out.measured)
 	for _, t := range trials {
 		if !t.measured {
 			continue
@@ -155,13 +154,16 @@ func fitRule(trials []trial, n int, lead func(best, rival int, dist []float64) f
 				w, wc = l, c
 			}
 		}
-		worst = append(worst, w)
 		byLead = append(byLead, led{w, t.own, wc})
 	}
-	sort.Float64s(worst)
+	// Largest first; worst, the same leads ascending, is what the tail is estimated from.
+	sort.Slice(byLead, func(i, j int) bool { return byLead[i].l > byLead[j].l })
+	worst := make([]float64, len(byLead))
+	for i, b := range byLead {
+		worst[len(byLead)-1-i] = b.l
+	}
 	out.leads = worst
 	// The pair most of the tail comes from.
-	sort.Slice(byLead, func(i, j int) bool { return byLead[i].l > byLead[j].l })
 	top := byLead[:min(len(byLead), max(tailMin, int(tailShare*float64(len(byLead)))))]
 	count, most := map[[2]int]int{}, map[[2]int]float64{}
 	for _, b := range top {
