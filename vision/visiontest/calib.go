@@ -40,6 +40,7 @@ func (r *Renderer) WriteCalibrationContext(ctx context.Context, dir string, rng 
 			l.OtherEnd = rng.IntN(2) == 1
 		}
 		clearOfTop(&l)
+		clearOfSides(&l)
 		if err := r.Render(&m, ShoeSize, s, l, rng); err != nil {
 			return err
 		}
@@ -71,6 +72,38 @@ func clearOfTop(l *Look) {
 		l.Corners[i][1] += calibTop - top
 	}
 }
+
+// clearOfSides moves a calibration frame's card across until its sides, down to the window's
+// bottom, are calibSide pixels inside the window: a card turned a little near the window's side
+// leaves it before its index corners end, and calibration refuses such a frame (a template
+// must hold both corners whole).
+func clearOfSides(l *Look) {
+	// x of the side from corner a towards corner b, where it meets the window's bottom (or b).
+	at := func(a, b int) float64 {
+		pa, pb := l.Corners[a], l.Corners[b]
+		if pb[1] <= pa[1] {
+			return pb[0]
+		}
+		t := min(1, (float64(ShoeSize.Y)-pa[1])/(pb[1]-pa[1]))
+		return pa[0] + t*(pb[0]-pa[0])
+	}
+	left := min(l.Corners[0][0], at(0, 3))
+	right := max(l.Corners[1][0], at(1, 2))
+	dx := 0.0
+	switch {
+	case right > float64(ShoeSize.X)-calibSide:
+		dx = float64(ShoeSize.X) - calibSide - right
+	case left < calibSide:
+		dx = calibSide - left
+	}
+	for i := range l.Corners {
+		l.Corners[i][0] += dx
+	}
+}
+
+// calibSide is how far inside the window's sides clearOfSides keeps a card (pixels): room for
+// the outline's edge scans beside it.
+const calibSide = 8
 
 // calibTop is where clearOfTop puts a card's top at the highest (pixels): cv's topReach and a
 // pixel or two for the outline's blur and the edge's fit.

@@ -105,6 +105,7 @@ func (r *Renderer) writePass(dir string, rng *rand.Rand, alter func(*Look)) erro
 		l := RandomShoeLook(rng, Mild, asp)
 		alter(&l)
 		clearOfTop(&l)
+		clearOfSides(&l)
 		if err := r.Render(&m, ShoeSize, s, l, rng); err != nil {
 			return err
 		}
@@ -128,6 +129,7 @@ func (r *Renderer) writePhotos(dir string, rng *rand.Rand) error {
 	defer m.Close()
 	for _, tok := range append(tokens(), "BACK") {
 		l := RandomPhotoLook(rng, asp)
+		inView(&l, PhotoSize, photoMargin)
 		if err := r.Render(&m, PhotoSize, Subject{Token: tok}, l, rng); err != nil {
 			return err
 		}
@@ -137,6 +139,50 @@ func (r *Renderer) writePhotos(dir string, rng *rand.Rand) error {
 	}
 	return nil
 }
+
+// inView scales a look's card down until it fits a frame of the given size with margin pixels
+// to spare, if it does not, then moves it until its corners are that far inside: a technician
+// photographs the whole card to calibrate from, and calibration refuses a photograph that cuts
+// it.
+func inView(l *Look, size image.Point, margin float64) {
+	extent := [2]float64{float64(size.X), float64(size.Y)}
+	bounds := func() (lo, hi [2]float64) {
+		lo, hi = l.Corners[0], l.Corners[0]
+		for _, c := range l.Corners {
+			for a := range 2 {
+				lo[a], hi[a] = min(lo[a], c[a]), max(hi[a], c[a])
+			}
+		}
+		return lo, hi
+	}
+	lo, hi := bounds()
+	k := 1.0
+	for a := range 2 {
+		k = min(k, (extent[a]-2*margin)/(hi[a]-lo[a]))
+	}
+	for i := range l.Corners {
+		for a := range 2 {
+			m := (lo[a] + hi[a]) / 2
+			l.Corners[i][a] = m + k*(l.Corners[i][a]-m)
+		}
+	}
+	lo, hi = bounds()
+	for a := range 2 {
+		d := 0.0
+		switch {
+		case lo[a] < margin:
+			d = margin - lo[a]
+		case hi[a] > extent[a]-margin:
+			d = extent[a] - margin - hi[a]
+		}
+		for i := range l.Corners {
+			l.Corners[i][a] += d
+		}
+	}
+}
+
+// photoMargin is how far inside a calibration photograph's edges inView keeps the card (pixels).
+const photoMargin = 10
 
 func tokens() []string {
 	var out []string
