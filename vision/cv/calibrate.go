@@ -256,9 +256,16 @@ func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOpti
 		if err := w0.describeAt(cf.Frame, source, &cf.pose, &cf.desc); err != nil {
 			return nil, fmt.Errorf("%w: %s: %w", ErrCalibration, cf.name(), err)
 		}
-		// Both top corners, where an index is printed, must be in the frame.
-		if cf.Token != classCut && (cf.desc.top > fineMargin || cf.desc.rows() < cornerH+cornerShift) {
-			return nil, fmt.Errorf("%w: %s: the card's top corners are not wholly in the frame", ErrCalibration, cf.name())
+		// Both top corners, where an index is printed, must be in the frame, as far down as
+		// the corner parts reach and the search shifts them (model.go).
+		if cf.Token != classCut {
+			px := cf.pose.widthPx / fineScale // frame pixels a fine row
+			switch {
+			case cf.desc.top > fineMargin:
+				return nil, fmt.Errorf("%w: %s: the card's top corners are not wholly in the frame", ErrCalibration, cf.name())
+			case cf.desc.rows() < cornerH+cornerShift:
+				return nil, fmt.Errorf("%w: %s: the card's index corners are not wholly in the frame: the card leaves the frame %.0f pixels below its top, and the corners reach %.0f: capture it again with the card's whole width in the window", ErrCalibration, cf.name(), float64(cf.desc.rows())*px, float64(cornerH+cornerShift)*px)
+			}
 		}
 		w0.d.warp.ConvertTo(&cf.band, gocv.MatTypeCV8UC3)
 	}

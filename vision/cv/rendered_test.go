@@ -307,6 +307,27 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("got %v", err)
 		}
 	})
+	t.Run("card off the window's side", func(t *testing.T) {
+		// Turned 2.9° with its top-right corner 4 pixels from the window's right: its right side
+		// leaves the window before its index corners end.
+		r, asp := fixtureArt(t)
+		err := pass(t, func(d string) {
+			rng := rand.New(rand.NewPCG(3, 4))
+			l := visiontest.RandomShoeLook(rng, visiontest.Mild, asp)
+			tl, tr := [2]float64{56, 23}, [2]float64{316, 10}
+			down := [2]float64{-(tr[1] - tl[1]) * asp, (tr[0] - tl[0]) * asp} // the side, square to the top
+			l.Corners = [4][2]float64{tl, tr, {tr[0] + down[0], tr[1] + down[1]}, {tl[0] + down[0], tl[1] + down[1]}}
+			m := gocv.NewMat()
+			defer m.Close()
+			if err := r.Render(&m, visiontest.ShoeSize, visiontest.CardSubject(card.MustParse("8c")), l, rng); err != nil {
+				t.Fatal(err)
+			}
+			gocv.IMWrite(filepath.Join(d, "8c.jpg"), m)
+		})
+		if err == nil || !strings.Contains(err.Error(), "8c.jpg: the card's index corners are not wholly in the frame: the card leaves the frame ") {
+			t.Errorf("got %v", err)
+		}
+	})
 	t.Run("unreadable file", func(t *testing.T) {
 		err := pass(t, func(d string) { os.WriteFile(filepath.Join(d, "5c.jpg"), []byte("not a jpeg"), 0o644) })
 		if err == nil || !strings.Contains(err.Error(), "5c.jpg") {
