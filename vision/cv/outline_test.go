@@ -12,6 +12,7 @@ import (
 
 	"gocv.io/x/gocv"
 
+	"github.com/sabot-tables/sabot/vision"
 	"github.com/sabot-tables/sabot/vision/visiontest"
 )
 
@@ -32,10 +33,19 @@ func TestTableOutlineAccuracy(t *testing.T) {
 	if err := r.WriteSet(context.Background(), dir, visiontest.SetSpec{Table: 1, Photo: 1, Seed: 31}); err != nil {
 		t.Fatal(err)
 	}
-	truth := readCSV(t, filepath.Join(dir, "frames", "truth.csv"))
+	truth := readTruth(t, filepath.Join(dir, "frames", "truth.csv"))
+	lf, err := os.Open(filepath.Join(dir, "frames", "labels.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels, err := vision.ReadLabels(lf)
+	lf.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
 	view := map[string]string{}
-	for _, l := range readCSV(t, filepath.Join(dir, "frames", "labels.csv")) {
-		view[l[0]] = l[2]
+	for _, l := range labels {
+		view[l.File] = l.Group
 	}
 	tf := newTableFinder()
 	defer tf.Close()
@@ -106,7 +116,8 @@ func TestTableOutlineAccuracy(t *testing.T) {
 	}
 }
 
-func readCSV(t *testing.T, path string) [][]string {
+// readTruth reads the renderer's truth.csv (file, end, the four corners), without its header.
+func readTruth(t *testing.T, path string) [][]string {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
