@@ -303,19 +303,6 @@ func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOpti
 		}
 	}
 	rows := int(math.Round(length * fineScale))
-	// One pass infers the far end from the seen one (template.go); where frames reached the far
-	// end's corner rows, they must show it so.
-	if len(passes) == 1 && length > 0 {
-		var ds []*desc
-		for _, f := range frames {
-			if f.class < 52 {
-				ds = append(ds, &f.desc)
-			}
-		}
-		if agree, n := farAgreement(ds, rows); n >= minFarFrames && agree < minFarAgreement {
-			return nil, fmt.Errorf("%w: the pass does not show a two-ended design: in the %d frames that reach the far end of the card, it agrees %.2f (median correlation) with the near end turned, under the %.2f a design with its index at both ends gives; pass the deck again turned end for end (--turned)", ErrCalibration, n, agree, minFarAgreement)
-		}
-	}
 	if length == 0 {
 		// One pass of a one-ended design: the templates hold what every frame shows of its top.
 		rows = math.MaxInt

@@ -39,8 +39,7 @@ func TestDevDecks(t *testing.T) {
 			p, err := cv.CalibrateDirs(context.Background(), passes, cv.CalibrateOptions{Deck: deck, Camera: "dev"})
 			if strings.HasPrefix(deck, "oxygen") && errors.Is(err, cv.ErrCalibration) {
 				// A one-ended design passed once with its cards at either end (and, before
-				// 3 December, passed twice): calibration finds its far ends unlike its near
-				// ends turned (6 December), or that it cannot keep the
+				// 3 December, passed twice): calibration finds that it cannot keep the
 				// false-accept estimate under its target, and writes no profile (issue 17's
 				// targets for oxygen: not reached).
 				t.Logf("refused, no profile written: %v", err)

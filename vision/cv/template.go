@@ -2,7 +2,6 @@ package cv
 
 import (
 	"math"
-	"slices"
 )
 
 // A class's template is the whole card as calibration knows it, in card coordinates: fineScale
@@ -217,89 +216,6 @@ func overlapCorr(a, b *desc, lf int) (float64, bool) {
 		}
 	}
 	if n < fineScale*fineScale/16 {
-		return 0, false
-	}
-	fn := float64(n)
-	va, vb := saa-sa*sa/fn, sbb-sb*sb/fn
-	if va <= 0 || vb <= 0 {
-		return 0, false
-	}
-	return (sab - sa*sb/fn) / math.Sqrt(va*vb), true
-}
-
-// A one-ended design passed once at either end learns some cards at one end and some at the
-// other, and the far end inferred by symmetry is then wrong for every card. Where a reader frame
-// reaches within symRows of the card's far end, it shows those rows as they are: a two-ended
-// design shows them as its near end turned (the tuning designs' medians 0.92 to 0.98), a
-// one-ended one does not (oxygen's 0.47 to 0.70; 6 December). minFarAgreement lies between;
-// fewer than minFarFrames frames reaching there cannot tell.
-const (
-	minFarAgreement = 0.8
-	minFarFrames    = 5
-)
-
-// farAgreement is the median, over the descriptions reaching at least farRowsMin rows into the
-// far end's symRows of a card rows long, of how well those rows agree with the near end's
-// turned (the best correlation over a few rows and pixels of shift, for the length's and the
-// outline's errors), and how many descriptions reached there.
-func farAgreement(ds []*desc, rows int) (float64, int) {
-	var cs []float64
-	y0 := rows - symRows
-	for _, d := range ds {
-		r := d.rows()
-		if r-y0 < farRowsMin {
-			continue
-		}
-		best := -1.0
-		for sh := -farShift; sh <= farShift; sh++ {
-			for dx := -2; dx <= 2; dx++ {
-				if c, ok := farCorr(d, y0, r, rows-1+sh, dx); ok && c > best {
-					best = c
-				}
-			}
-		}
-		cs = append(cs, best)
-	}
-	if len(cs) == 0 {
-		return 0, 0
-	}
-	slices.Sort(cs)
-	return cs[len(cs)/2], len(cs)
-}
-
-// farRowsMin is the fewest far-end rows a description must show to be compared; farShift the
-// rows either way the far end is searched (a length measured a few rows off).
-const (
-	farRowsMin = 6
-	farShift   = 4
-)
-
-// farCorr correlates d's rows [y0, r) with the near end's rows about-y, turned, dx pixels across
-// (the outline band left out).
-func farCorr(d *desc, y0, r, about, dx int) (float64, bool) {
-	var sa, sb, saa, sbb, sab float64
-	n := 0
-	for y := y0; y < r; y++ {
-		ty := about - y
-		if ty < max(0, d.top-fineMargin) || ty >= r {
-			continue
-		}
-		ra := d.fine[((y+fineMargin)*fineW+fineMargin)*3:][:fineScale*3]
-		rb := d.fine[(ty+fineMargin)*fineW*3:][:fineW*3]
-		for x := outlineBand + 2; x < fineScale-outlineBand-2; x++ {
-			xb := fineScale - 1 - x + dx + fineMargin
-			for c := range 3 {
-				p, q := float64(ra[x*3+c]), float64(rb[xb*3+c])
-				sa += p
-				sb += q
-				saa += p * p
-				sbb += q * q
-				sab += p * q
-				n++
-			}
-		}
-	}
-	if n == 0 {
 		return 0, false
 	}
 	fn := float64(n)

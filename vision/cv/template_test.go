@@ -83,42 +83,6 @@ func TestTemplateComplete(t *testing.T) {
 	}
 }
 
-// A two-ended card's frames that reach its far end show it as the near end turned, at a length
-// a few rows off too; a one-ended card's do not; frames that stop short cannot tell.
-func TestFarAgreement(t *testing.T) {
-	rng := rand.New(rand.NewPCG(9, 10))
-	const lf, rows = 186, 150
-	var sym, asym, short []*desc
-	for range 9 {
-		s := randomCard(rng, lf)
-		for y := lf / 2; y < lf; y++ {
-			for x := range fineScale {
-				copy(s[(y*fineScale+x)*3:][:3], s[((lf-1-y)*fineScale+fineScale-1-x)*3:][:3])
-			}
-		}
-		sym = append(sym, cardDesc(s, lf, rows, 0))
-		asym = append(asym, cardDesc(randomCard(rng, lf), lf, rows, 0))
-		short = append(short, cardDesc(s, lf, lf-symRows+farRowsMin-1, 0))
-	}
-	for _, c := range []struct {
-		name     string
-		ds       []*desc
-		rows     int
-		min, max float64
-		n        int
-	}{
-		{"two-ended", sym, lf, 0.999, 1.001, 9},
-		{"two-ended, length 3 rows long", sym, lf + 3, 0.999, 1.001, 9},
-		{"one-ended", asym, lf, -0.2, 0.2, 9},
-		{"short of the far end", short, lf, 0, 0, 0},
-	} {
-		a, n := farAgreement(c.ds, c.rows)
-		if n != c.n || a < c.min || a > c.max {
-			t.Errorf("%s: agreement %.3f of %d frames, want %.3f to %.3f of %d", c.name, a, n, c.min, c.max, c.n)
-		}
-	}
-}
-
 // The card's length is where two passes' ends agree, or where one pass's ends agree with
 // themselves turned (a card symmetric end for end); a card that is not gives none.
 func TestLength(t *testing.T) {
