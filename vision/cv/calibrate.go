@@ -212,6 +212,9 @@ func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOpti
 	w0 := newWorker()
 	defer w0.Close()
 	var edgeContrast float64
+	// Every frame is looked at before calibration refuses the pass, so that the technician
+	// recaptures all the frames it cannot use at once.
+	var bad []string
 	for pi, pass := range passes {
 		for _, f := range pass {
 			if err := ctx.Err(); err != nil {
@@ -221,11 +224,13 @@ func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOpti
 			frames = append(frames, cf)
 			p, contrast, err := w0.locateOne(f.Frame, source)
 			if err != nil {
-				return nil, fmt.Errorf("%w: %s: cannot find the card: %s", ErrCalibration, f.name(), strings.ReplaceAll(err.Error(), "\n", ": "))
+				bad = append(bad, fmt.Sprintf("%s: cannot find the card: %s", f.name(), strings.ReplaceAll(err.Error(), "\n", ": ")))
+				continue
 			}
 			if source == "shoe" {
 				if top := min(p.corners[0].y, p.corners[1].y); top < topReach {
-					return nil, fmt.Errorf("%w: %s: the card's top edge is %.1f pixels from the window's top, nearer than the %d the edge scans need to place it: capture it again lower in the window", ErrCalibration, f.name(), top, topReach)
+					bad = append(bad, fmt.Sprintf("%s: the card's top edge is %.1f pixels from the window's top, nearer than the %d the edge scans need to place it: capture it again lower in the window", f.name(), top, topReach))
+					continue
 				}
 			}
 			cf.pose = p
@@ -233,6 +238,9 @@ func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOpti
 				edgeContrast = float64(contrast)
 			}
 		}
+	}
+	if err := badFrames(bad, len(frames)); err != nil {
+		return nil, err
 	}
 	// A photograph's outline is the card in perspective, its sides' ratio not the card's: the
 	// card is resampled by its true shape, the median of the photographs' outlines (tilted every
@@ -254,7 +262,8 @@ func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOpti
 			}
 		}
 		if err := w0.describeAt(cf.Frame, source, &cf.pose, &cf.desc); err != nil {
-			return nil, fmt.Errorf("%w: %s: %w", ErrCalibration, cf.name(), err)
+			bad = append(bad, fmt.Sprintf("%s: %v", cf.name(), err))
+			continue
 		}
 		// Both top corners, where an index is printed, must be in the frame, as far down as
 		// the corner parts reach and the search shifts them (model.go).
@@ -262,12 +271,17 @@ func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOpti
 			px := cf.pose.widthPx / fineScale // frame pixels a fine row
 			switch {
 			case cf.desc.top > fineMargin:
-				return nil, fmt.Errorf("%w: %s: the card's top corners are not wholly in the frame", ErrCalibration, cf.name())
+				bad = append(bad, fmt.Sprintf("%s: the card's top corners are not wholly in the frame", cf.name()))
+				continue
 			case cf.desc.rows() < cornerH+cornerShift:
-				return nil, fmt.Errorf("%w: %s: the card's index corners are not wholly in the frame: the card leaves the frame %.0f pixels below its top, and the corners reach %.0f: capture it again with the card's whole width in the window", ErrCalibration, cf.name(), float64(cf.desc.rows())*px, float64(cornerH+cornerShift)*px)
+				bad = append(bad, fmt.Sprintf("%s: the card's index corners are not wholly in the frame: the card leaves the frame %.0f pixels below its top, and the corners reach %.0f: capture it again with the card's whole width in the window", cf.name(), float64(cf.desc.rows())*px, float64(cornerH+cornerShift)*px))
+				continue
 			}
 		}
 		w0.d.warp.ConvertTo(&cf.band, gocv.MatTypeCV8UC3)
+	}
+	if err := badFrames(bad, len(frames)); err != nil {
+		return nil, err
 	}
 	progress("found the card in every frame", len(frames), len(frames))
 	widths := make([]float64, 0, len(frames))
@@ -809,4 +823,15 @@ func parallel(ctx context.Context, n int, job func(*worker, int) error, progress
 		return first
 	}
 	return ctx.Err()
+}
+
+// badFrames is the one error naming every calibration frame calibration cannot use (nil: none).
+func badFrames(bad []string, of int) error {
+	switch len(bad) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("%w: %s", ErrCalibration, bad[0])
+	}
+	return fmt.Errorf("%w: %d of the %d frames cannot be used: %s", ErrCalibration, len(bad), of, strings.Join(bad, "; "))
 }

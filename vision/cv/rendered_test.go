@@ -307,6 +307,18 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("got %v", err)
 		}
 	})
+	t.Run("no card in two frames", func(t *testing.T) {
+		// Both named in one error, so that the technician recaptures them at once.
+		err := pass(t, func(d string) {
+			b := gocv.NewMatWithSize(p.Camera.Height, p.Camera.Width, gocv.MatTypeCV8UC3)
+			defer b.Close()
+			gocv.IMWrite(filepath.Join(d, "3s.jpg"), b)
+			gocv.IMWrite(filepath.Join(d, "Kh.jpg"), b)
+		})
+		if err == nil || !strings.Contains(err.Error(), "2 of the ") || !strings.Contains(err.Error(), "3s.jpg: cannot find the card") || !strings.Contains(err.Error(), "Kh.jpg: cannot find the card") {
+			t.Errorf("got %v", err)
+		}
+	})
 	t.Run("card off the window's side", func(t *testing.T) {
 		// Turned 2.9° with its top-right corner 4 pixels from the window's right: its right side
 		// leaves the window before its index corners end.
