@@ -36,7 +36,7 @@ const (
 	cornerW     = 48 // 0.375 card widths: an index and its suit, at the left or the right
 	cornerH     = 64 // 0.5 card widths down the card
 	cornerShift = 3
-	faceK       = 2 // fine pixels a face pixel
+	faceK       = 4 // fine pixels a face pixel
 	faceScale   = fineScale / faceK
 	faceShift   = 1
 	cornerRX    = fineScale - cornerW // the right corner's left edge
