@@ -193,6 +193,11 @@ func visionEval(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 		}
 		wrong += g.Wrong
 	}
+	for _, f := range e.Fits {
+		if _, err := f.WriteTo(stdout); err != nil {
+			return err
+		}
+	}
 	bad := e.Misread()
 	if *list {
 		for _, f := range bad {

@@ -365,6 +365,19 @@ func TestVisionEval(t *testing.T) {
 			t.Errorf("%s: %v, want %d frames, 0 wrong", g, c, frames)
 		}
 	}
+	// Then, per view, how often the labelled class fits beyond the threshold.
+	fits := regexp.MustCompile(`^(\w+) +the labelled class fits beyond the threshold in (\d+) of (\d+) frames with a card found \( *[\d.]+%; calibration's perturbed frames: 5%\)$`)
+	for i, g := range []string{"shoe", "table"} {
+		m := fits.FindStringSubmatch(lines[4+i])
+		var beyond, measured int
+		if m != nil {
+			fmt.Sscan(m[2], &beyond)
+			fmt.Sscan(m[3], &measured)
+		}
+		if m == nil || m[1] != g || measured == 0 || measured > counts[g][0] || beyond > measured {
+			t.Errorf("fit line %q, want %s's", lines[4+i], g)
+		}
+	}
 	bad := counts["shoe"][3] + counts["table"][3] + counts["none"][3]
 	listed := strings.Count(out, "\n  rejected ")
 	if listed != bad || strings.Contains(out, "WRONG") {

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"gocv.io/x/gocv"
@@ -31,6 +33,34 @@ type Evaluation struct {
 	Frames []EvalFrame
 	// Groups holds a Tally per labels.csv view ("shoe", "table", "none"), in that order.
 	Groups []*vision.Tally
+	// Fits holds, per group, how the labelled classes fit (Groups' order; none for a group
+	// without a frame of a class the profile knows, such as the empty window).
+	Fits []*FitTally
+}
+
+// FitTally counts a group's frames in which a card was found and compared with its labelled
+// class, and those whose labelled class fits beyond the view's threshold. Calibration sets the
+// threshold so that ExpectedBeyond of its perturbed frames lie beyond it (rule.go, fitShare): a
+// camera whose frames lie beyond it far more often is harsher than the calibration pass's
+// trials, and the profile's false-accept estimate does not stand for its frames.
+type FitTally struct {
+	Group            string
+	Measured, Beyond int
+}
+
+// ExpectedBeyond is the share of calibration's perturbed frames whose own class fits beyond the
+// threshold.
+const ExpectedBeyond = 1 - fitShare
+
+// WriteTo writes the tally as one line.
+func (f *FitTally) WriteTo(w io.Writer) (int64, error) {
+	share := 0.0
+	if f.Measured > 0 {
+		share = float64(f.Beyond) / float64(f.Measured)
+	}
+	n, err := fmt.Fprintf(w, "%-5s the labelled class fits beyond the threshold in %d of %d frames with a card found (%.1f%%; calibration's perturbed frames: %.0f%%)\n",
+		f.Group, f.Beyond, f.Measured, 100*share, 100*ExpectedBeyond)
+	return int64(n), err
 }
 
 // Evaluate reads every frame listed in dir/labels.csv with the recognizer of its view.
@@ -46,6 +76,7 @@ func Evaluate(dir string, shoe, table *Recognizer) (*Evaluation, error) {
 	}
 	e := &Evaluation{Dir: dir}
 	groups := map[string]*vision.Tally{}
+	fits := map[string]*FitTally{}
 	for _, l := range labels {
 		r := shoe
 		if l.View == vision.Table {
@@ -68,9 +99,27 @@ func Evaluate(dir string, shoe, table *Recognizer) (*Evaluation, error) {
 			e.Groups = append(e.Groups, t)
 		}
 		t.Add(l, ef.Result)
+		if ef.Err == nil && ef.Result.Evidence != nil {
+			if c := slices.Index(r.Classes(), l.Token()); c >= 0 && c < len(ef.Result.Evidence.Dist) {
+				f := fits[l.Group]
+				if f == nil {
+					f = &FitTally{Group: l.Group}
+					fits[l.Group] = f
+				}
+				f.Measured++
+				if d := ef.Result.Evidence.Dist[c]; !(d <= r.rule.MaxDistance) {
+					f.Beyond++
+				}
+			}
+		}
 	}
 	order := map[string]int{"shoe": 0, "table": 1, "photo": 2, "none": 3}
 	sort.SliceStable(e.Groups, func(i, j int) bool { return order[e.Groups[i].Group] < order[e.Groups[j].Group] })
+	for _, g := range e.Groups {
+		if f := fits[g.Group]; f != nil {
+			e.Fits = append(e.Fits, f)
+		}
+	}
 	return e, nil
 }
 

@@ -473,3 +473,71 @@ func TestForeignCutCard(t *testing.T) {
 	}
 	t.Logf("%d frames of cut cards of other colours: none read as a card, %d rejected for no index", frames, blank)
 }
+
+// TestEvalFits checks the figure eval prints beside the read rates: how often a frame's
+// labelled class fits beyond the view's threshold. On the fixture, frames of the project's own
+// renderer, no more often than three times the share calibration's trials put there; and for
+// frames labelled as cards of another rank, every time.
+func TestEvalFits(t *testing.T) {
+	dir, p := rendered(t)
+	shoe, table := recognizers(t, p)
+	frames := filepath.Join(dir, "frames")
+	e, err := cv.Evaluate(frames, shoe, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sf *cv.FitTally
+	for _, f := range e.Fits {
+		var b strings.Builder
+		f.WriteTo(&b)
+		t.Log(strings.TrimSpace(b.String()))
+		if f.Group == "shoe" {
+			sf = f
+		}
+	}
+	if sf == nil || sf.Measured < 50 {
+		t.Fatalf("shoe: %+v, want a tally of at least 50 frames", sf)
+	}
+	if share := float64(sf.Beyond) / float64(sf.Measured); share > 3*cv.ExpectedBeyond {
+		t.Errorf("shoe: %d of %d frames fit their class beyond the threshold (%.1f%%), over three times the trials' %.0f%%", sf.Beyond, sf.Measured, 100*share, 100*cv.ExpectedBeyond)
+	}
+
+	// The same frames, each labelled a card six ranks away.
+	f, err := os.Open(filepath.Join(frames, "labels.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels, err := vision.ReadLabels(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := t.TempDir()
+	csv := "file,card,view\n"
+	n := 0
+	for _, l := range labels {
+		if l.Kind != vision.Card || l.Group != "shoe" || n == 12 {
+			continue
+		}
+		n++
+		b, err := os.ReadFile(filepath.Join(frames, l.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(wrong, l.File), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		other := card.New(card.Rank((int(l.Card.Rank())+5)%13+1), l.Card.Suit())
+		csv += l.File + "," + other.String() + ",shoe\n"
+	}
+	if err := os.WriteFile(filepath.Join(wrong, "labels.csv"), []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e, err = cv.Evaluate(wrong, shoe, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.Fits) != 1 || e.Fits[0].Measured < 10 || e.Fits[0].Beyond != e.Fits[0].Measured {
+		t.Errorf("frames labelled six ranks away: %+v, want every one of at least 10 beyond the threshold", e.Fits)
+	}
+}
