@@ -131,6 +131,14 @@ func BenchmarkHeldOut(b *testing.B) {
 				t.Wrong += g.Wrong
 				t.Reject += g.Reject
 			}
+			for _, f := range e.Fits {
+				if (pass == "calib") == (f.Group == "photo") {
+					continue
+				}
+				// Whether calibration's trials stand for an unseen design's frames: they put
+				// cv.ExpectedBeyond of their own beyond the threshold.
+				fmt.Printf("held-out %-22s %-11s %-5s labelled class beyond the threshold in %d of %d frames (%.1f%%; the trials %.0f%%)\n", deck, pass, f.Group, f.Beyond, f.Measured, 100*float64(f.Beyond)/float64(max(1, f.Measured)), 100*cv.ExpectedBeyond)
+			}
 			if p == nil {
 				continue
 			}
