@@ -40,10 +40,11 @@ import (
 
 // Broker is a running embedded broker.
 type Broker struct {
-	s    *mqtt.Server
-	addr string
-	log  *slog.Logger
-	ln   *tcpListener
+	s     *mqtt.Server
+	addr  string
+	log   *slog.Logger
+	ln    *tcpListener
+	route *routeHook
 }
 
 // Account is a broker account: a role's grants (package access) and a password hash.
@@ -105,6 +106,11 @@ func Start(o Options) (*Broker, error) {
 		ln.Close()
 		return nil, fmt.Errorf("broker: %w", err)
 	}
+	rh := &routeHook{busy: map[*mqtt.Client]bool{}}
+	if err := s.AddHook(rh, nil); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("broker: %w", err)
+	}
 	if o.ConnectTimeout <= 0 {
 		o.ConnectTimeout = 10 * time.Second
 	}
@@ -117,7 +123,7 @@ func Start(o Options) (*Broker, error) {
 		ln.Close()
 		return nil, fmt.Errorf("broker: %w", err)
 	}
-	return &Broker{s: s, addr: ln.Addr().String(), log: o.Logger, ln: tl}, nil
+	return &Broker{s: s, addr: ln.Addr().String(), log: o.Logger, ln: tl, route: rh}, nil
 }
 
 // Addr returns the address the broker listens on.
@@ -154,11 +160,12 @@ func (b *Broker) Close() error {
 // acknowledged: a subscriber that does not answer within it is not waited for.
 const closeLinger = time.Second
 
-// settle waits, at most within, until no client has a QoS 1 delivery in flight.
+// settle waits, at most within, until no client has a publish being routed or a QoS 1
+// delivery in flight.
 func (b *Broker) settle(within time.Duration) {
 	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
-		busy := false
+		busy := b.route.routing()
 		for _, cl := range b.s.Clients.GetAll() {
 			if !cl.Closed() && cl.State.Inflight.Len() > 0 {
 				busy = true
@@ -263,6 +270,56 @@ func (c *gatedConn) Read(p []byte) (int, error) {
 		c.gate.Unlock()
 	}
 	return c.Conn.Read(p)
+}
+
+// routeHook tells which clients have a PUBLISH being processed. mochi v2.7.9 acknowledges a
+// QoS 1 publish before it queues the message to the subscribers: a publisher holding its
+// PUBACK (a daemon's offline status) may ask the broker to close while nothing is in flight
+// yet, and the subscribers never get the message (TestStopOnSignal met it in CI).
+// Each client's packets are read and processed one at a time, on its own goroutine.
+type routeHook struct {
+	mqtt.HookBase
+	mu   sync.Mutex
+	busy map[*mqtt.Client]bool
+}
+
+func (h *routeHook) ID() string { return "sabot-route" }
+
+func (h *routeHook) Provides(b byte) bool {
+	return b == mqtt.OnPacketRead || b == mqtt.OnPacketProcessed || b == mqtt.OnDisconnect
+}
+
+func (h *routeHook) OnPacketRead(cl *mqtt.Client, pk packets.Packet) (packets.Packet, error) {
+	if pk.FixedHeader.Type == packets.Publish {
+		h.mu.Lock()
+		h.busy[cl] = true
+		h.mu.Unlock()
+	}
+	return pk, nil
+}
+
+// OnPacketProcessed runs after the message was queued to every subscriber. A publish that
+// fails validation is never processed, but then its connection ends (OnDisconnect).
+func (h *routeHook) OnPacketProcessed(cl *mqtt.Client, pk packets.Packet, err error) {
+	if pk.FixedHeader.Type == packets.Publish {
+		h.mu.Lock()
+		delete(h.busy, cl)
+		h.mu.Unlock()
+	}
+}
+
+func (h *routeHook) OnDisconnect(cl *mqtt.Client, err error, expire bool) {
+	h.mu.Lock()
+	delete(h.busy, cl)
+	h.mu.Unlock()
+}
+
+// routing tells whether a publish is being processed, even on a connection closing: mochi
+// calls OnDisconnect only after the connection's reading (and processing) has ended.
+func (h *routeHook) routing() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.busy) > 0
 }
 
 // aclHook authenticates accounts and applies their grants, denying the rest.
