@@ -425,7 +425,7 @@ func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOpti
 			poor = append(poor, f.note(v, ft.maxDist))
 		}
 		if ft.readRate < minReadRate {
-			return nil, fmt.Errorf("%w: the %s view's rule (distance ≤ %.2f, lead ≥ %.2f) reads only %.1f%% of the calibration frames perturbed: it would reject most cards (a one-ended design passed at either end? pass the deck again turned end for end, --turned)%s", ErrCalibration, v, ft.maxDist, ft.minLead, 100*ft.readRate, ft.pairNote(m.classes))
+			return nil, fmt.Errorf("%w: the %s view's rule (distance ≤ %.2f, lead ≥ %.2f) reads only %.1f%% of the calibration frames perturbed: it would reject most cards%s%s", ErrCalibration, v, ft.maxDist, ft.minLead, 100*ft.readRate, passHint(source, len(passes)), ft.pairNote(m.classes))
 		}
 	}
 	p.Notes = append(notesOf(p, frames), poor...)
@@ -780,6 +780,15 @@ func (w *worker) tableEnd(f *calFrame, rng *rand.Rand, d *desc) bool {
 	d.fineRows = min(d.fineRows, f.desc.fineRows)
 	d.fine = d.fine[:d.fineRows*fineW*3]
 	return d.top <= fineMargin && d.rows() >= cornerH+cornerShift
+}
+
+// passHint is what a refused rule suggests of the passes: only one pass through the reader
+// leaves the far end to a guess (template.go), which a second pass turned end for end replaces.
+func passHint(source string, passes int) string {
+	if source == "shoe" && passes == 1 {
+		return " (a one-ended design passed at either end? pass the deck again turned end for end, --turned)"
+	}
+	return ""
 }
 
 // parallel runs job(i) for i in [0, n) on two workers (the machine's cores), reporting progress.

@@ -43,6 +43,10 @@ func TestDevDecks(t *testing.T) {
 				// false-accept estimate under its target, and writes no profile (issue 17's
 				// targets for oxygen: not reached).
 				t.Logf("refused, no profile written: %v", err)
+				// The refusal suggests a second pass turned end for end only to one pass.
+				if hint := strings.Contains(err.Error(), "--turned"); hint != (len(passes) == 1) {
+					t.Errorf("%d passes refused with the hint of a second pass %v: %v", len(passes), hint, err)
+				}
 				return
 			}
 			if err != nil {
