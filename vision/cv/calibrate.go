@@ -334,10 +334,13 @@ func Calibrate(ctx context.Context, passes [][]CalibrationFrame, o CalibrateOpti
 		if templates[f.class] == nil {
 			templates[f.class] = newTemplate(rows)
 		}
-		templates[f.class].put(&f.desc, f.end)
+		templates[f.class].put(&f.desc, f.end, false)
 		if t := templates[f.class]; t.widthPx == 0 || f.pose.widthPx < t.widthPx {
 			t.widthPx = f.pose.widthPx
 		}
+	}
+	for _, f := range frames {
+		templates[f.class].put(&f.desc, f.end, true) // the rows at a cut no other frame showed
 	}
 	if length > 0 {
 		for _, t := range templates {

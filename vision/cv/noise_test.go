@@ -18,8 +18,7 @@ func TestNoiseTurnedPass(t *testing.T) {
 	for range 2 {
 		card := randomCard(rng, lf)
 		tm := newTemplate(lf)
-		tm.put(cardDesc(card, lf, rows, 0), 0)
-		tm.put(cardDesc(card, lf, rows, 1), 1)
+		lay(tm, cardDesc(card, lf, rows, 0), cardDesc(card, lf, rows, 1))
 		templates = append(templates, tm)
 		cards = append(cards, card)
 	}
@@ -64,7 +63,7 @@ func TestFaceSeenRows(t *testing.T) {
 	var templates []*cardTemplate
 	for range 2 {
 		tm := newTemplate(lf)
-		tm.put(cardDesc(randomCard(rng, lf), lf, lf, 0), 0)
+		lay(tm, cardDesc(randomCard(rng, lf), lf, lf, 0))
 		templates = append(templates, tm)
 	}
 	var unit [nParts]noiseModel
@@ -127,7 +126,7 @@ func TestFrameBlur(t *testing.T) {
 		var templates []*cardTemplate
 		for i, c := range [][]float32{small, rival} {
 			tm := newTemplate(lf)
-			tm.put(cardDesc(c, lf, lf, 0), 0)
+			lay(tm, cardDesc(c, lf, lf, 0))
 			tm.widthPx = widths[i]
 			templates = append(templates, tm)
 		}
@@ -160,8 +159,7 @@ func TestOutlineNotCompared(t *testing.T) {
 	for range 2 {
 		card := randomCard(rng, lf)
 		tm := newTemplate(lf)
-		tm.put(cardDesc(card, lf, rows, 0), 0)
-		tm.put(cardDesc(card, lf, rows, 1), 1)
+		lay(tm, cardDesc(card, lf, rows, 0), cardDesc(card, lf, rows, 1))
 		templates = append(templates, tm)
 		cards = append(cards, card)
 	}

@@ -69,16 +69,30 @@ func (t *cardTemplate) knows(n int) bool {
 
 // put lays a description of one end of the card (end 0: as the template's top; end 1: the
 // other end, turned) into the template. Rows already known from end 0 stay as they are.
-func (t *cardTemplate) put(d *desc, end int) {
+//
+// Where the frame cut the card (the reader's window), its last cutRows rows are not the card's
+// own: their local mean saw the band mirrored at the cut (describe.go). They are laid only with
+// atCut, into rows no frame of the card showed away from a cut: lay every frame without it
+// first, then with it, and a second pass turned end for end gives those rows from its own end.
+func (t *cardTemplate) put(d *desc, end int, atCut bool) {
 	n := min(t.rows, d.rows())
-	for y := max(0, d.top-fineMargin); y < n; y++ {
+	from, to := max(0, d.top-fineMargin), n
+	if d.rows() < t.rows {
+		to = max(from, n-cutRows)
+	}
+	if atCut {
+		from, to = to, n
+	}
+	for y := from; y < to; y++ {
 		src := d.fine[((y+fineMargin)*fineW+fineMargin)*3:][:fineScale*3]
 		ty := y
 		if end == 1 {
 			ty = t.rows - 1 - y
-			if t.known[ty] {
-				continue
-			}
+		}
+		if t.known[ty] && (end == 1 || atCut) {
+			continue
+		}
+		if end == 1 {
 			reverseRow(t.row(ty), src)
 		} else {
 			copy(t.row(ty), src)
@@ -86,6 +100,10 @@ func (t *cardTemplate) put(d *desc, end int) {
 		t.known[ty] = true
 	}
 }
+
+// cutRows is how far from where a frame cuts the card its description is not the card's own:
+// the local mean's reach past the cut, twice hpSigma (describe.go).
+const cutRows = 15
 
 // complete fills the unknown rows within symRows of either end from the rows at the other end,
 // turned about the card's centre (a two-ended design; see cardTemplate).

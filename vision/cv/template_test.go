@@ -21,6 +21,16 @@ func cardDesc(card []float32, lf, rows, end int) *desc {
 	return d
 }
 
+// lay puts a card's ends (end 0, end 1) into tm as calibration does: every frame away from its
+// cut first, then the rows at a cut no other frame showed.
+func lay(tm *cardTemplate, ends ...*desc) {
+	for _, atCut := range []bool{false, true} {
+		for e, d := range ends {
+			tm.put(d, e, atCut)
+		}
+	}
+}
+
 func randomCard(rng *rand.Rand, lf int) []float32 {
 	c := make([]float32, lf*fineScale*3)
 	for i := range c {
@@ -35,8 +45,7 @@ func TestTemplateTwoPasses(t *testing.T) {
 	const lf, rows = 180, 120
 	card := randomCard(rng, lf)
 	tm := newTemplate(lf)
-	tm.put(cardDesc(card, lf, rows, 0), 0)
-	tm.put(cardDesc(card, lf, rows, 1), 1)
+	lay(tm, cardDesc(card, lf, rows, 0), cardDesc(card, lf, rows, 1))
 	for y := range lf {
 		if !tm.known[y] {
 			t.Fatalf("row %d not known", y)
@@ -59,6 +68,42 @@ func TestTemplateTwoPasses(t *testing.T) {
 	}
 }
 
+// A frame's rows at the reader window's cut are not the card's own (describe.go): where a second
+// pass turned end for end shows those rows away from its cut, the template takes them from it;
+// with one pass, it keeps them (nothing better shows them).
+func TestTemplateCutRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const lf, rows = 180, 120
+	card := randomCard(rng, lf)
+	spoilt := func(end int) *desc {
+		d := cardDesc(card, lf, rows, end)
+		for i := (fineMargin + rows - cutRows) * fineW * 3; i < len(d.fine); i++ {
+			d.fine[i] += 100
+		}
+		return d
+	}
+	two := newTemplate(lf)
+	lay(two, spoilt(0), spoilt(1))
+	for y := range lf {
+		if !two.known[y] {
+			t.Fatalf("two passes: row %d not known", y)
+		}
+		if v, want := two.row(y)[0], card[y*fineScale*3]; v != want {
+			t.Fatalf("two passes: row %d is %v, want the card's %v (not a row at a cut)", y, v, want)
+		}
+	}
+	one := newTemplate(lf)
+	lay(one, spoilt(0))
+	for y := range lf {
+		if one.known[y] != (y < rows) {
+			t.Fatalf("one pass: row %d known %v, want %v", y, one.known[y], y < rows)
+		}
+	}
+	if v, want := one.row(rows - 1)[0], card[(rows-1)*fineScale*3]+100; v != want {
+		t.Fatalf("one pass: the last row seen is %v, want the frame's own %v", v, want)
+	}
+}
+
 // One pass knows the end it saw; completion infers the rows near the other end from it (a
 // two-ended design), and leaves the middle of the far end unknown.
 func TestTemplateComplete(t *testing.T) {
@@ -66,7 +111,7 @@ func TestTemplateComplete(t *testing.T) {
 	const lf, rows = 190, 110
 	card := randomCard(rng, lf)
 	tm := newTemplate(lf)
-	tm.put(cardDesc(card, lf, rows, 0), 0)
+	lay(tm, cardDesc(card, lf, rows, 0))
 	tm.complete()
 	for y := range lf {
 		want := y < rows || y >= lf-symRows
