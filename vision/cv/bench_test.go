@@ -22,17 +22,8 @@ import (
 // benchFrames returns the fixture's frames of a view, read into memory.
 func benchFrames(b *testing.B, view vision.View) []string {
 	dir, _ := rendered(b)
-	f, err := os.Open(filepath.Join(dir, "frames", "labels.csv"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	labels, err := vision.ReadLabels(f)
-	if err != nil {
-		b.Fatal(err)
-	}
 	var out []string
-	for _, l := range labels {
+	for _, l := range visiontest.Labels(b, filepath.Join(dir, "frames")) {
 		if l.View == view && l.Group != "none" {
 			out = append(out, filepath.Join(dir, "frames", l.File))
 		}

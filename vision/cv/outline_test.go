@@ -12,7 +12,6 @@ import (
 
 	"gocv.io/x/gocv"
 
-	"github.com/sabot-tables/sabot/vision"
 	"github.com/sabot-tables/sabot/vision/visiontest"
 )
 
@@ -34,15 +33,7 @@ func TestTableOutlineAccuracy(t *testing.T) {
 		t.Fatal(err)
 	}
 	truth := readTruth(t, filepath.Join(dir, "frames", "truth.csv"))
-	lf, err := os.Open(filepath.Join(dir, "frames", "labels.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	labels, err := vision.ReadLabels(lf)
-	lf.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	labels := visiontest.Labels(t, filepath.Join(dir, "frames"))
 	view := map[string]string{}
 	for _, l := range labels {
 		view[l.File] = l.Group

@@ -503,15 +503,7 @@ func TestEvalFits(t *testing.T) {
 	}
 
 	// The same frames, each labelled a card six ranks away.
-	f, err := os.Open(filepath.Join(frames, "labels.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	labels, err := vision.ReadLabels(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	labels := visiontest.Labels(t, frames)
 	wrong := t.TempDir()
 	csv := "file,card,view\n"
 	n := 0
