@@ -6,15 +6,15 @@ import (
 	"sort"
 )
 
-// The rule's two numbers come from calibration, not from a hand. Every calibration frame is
+// The rule's numbers come from calibration, not from a hand. Every calibration frame is
 // perturbed many times (perturb.go: harder than a camera in the field should make it), each
 // perturbed frame read against the profile — whose templates were made from the unperturbed
 // frames, never from the frame being read — and for each read two figures are kept: the
-// distance of the frame's own class, and the largest lead any other class has over it (how
-// near the frame came to being read as another card). The margin M is the least lead at which
-// the estimated share of frames some other class leads by M or more is under the target; the
-// threshold T is the largest distance of a frame that the rule reads right. Too few perturbed
-// frames fall in the tail to count a rate of 1 in 10,000 directly: the largest leads are fitted
+// distance of the frame's own class, and how near it came to being read as another card (the
+// lead, over every rival and its blank, of the other class nearest to acceptance). The
+// threshold T passes fitShare of the frames' own distances; the margin M is the least lead at
+// which the estimated share of frames read wrong is under the target. Too few perturbed frames
+// fall in the tail to count a rate of 1 in 10,000 directly: the largest near misses are fitted
 // with an exponential tail (a tail that falls off faster, as these do, is over-estimated: the
 // estimate errs on the safe side).
 
@@ -134,8 +134,13 @@ func fitRule(trials []trial, n int, lead func(best, rival int, dist []float64) f
 		sort.Float64s(parts)
 		out.maxPart = round6(parts[min(len(parts)-1, int(fitShare*float64(len(parts))))])
 	}
-	// The margin: for each frame, the largest lead over its own class of any other class
-	// within the threshold (a class beyond it is never accepted); -Inf when none is.
+	// The margin: for each frame, how near it came to being read as another class — the least
+	// lead, over every rival and its blank, of the other class within the threshold nearest to
+	// being accepted: not the lead over the frame's own class alone, which a frame showing no
+	// index (led by its blank) can give a wrong class at any size. The part threshold is not
+	// applied here: most frames of a design would then show no near miss at all, and the tail
+	// be fitted to the few (nicu-ornamental's shoe: 40 of 2130), a spread that puts M past
+	// every lead seen; leaving it out only over-counts.
 	type led struct {
 		l          float64
 		own, rival int
@@ -150,7 +155,7 @@ func fitRule(trials []trial, n int, lead func(best, rival int, dist []float64) f
 			if c == t.own || math.IsNaN(d) || d > out.maxDist || nonCard(c) && nonCard(t.own) {
 				continue // the cut card and the back, read one for the other: no card either way
 			}
-			if l := lead(c, t.own, t.dist); l > w {
+			if l := leadOver(c, t.dist, n, lead); l > w {
 				w, wc = l, c
 			}
 		}
@@ -225,20 +230,33 @@ func bestAndRunner(dist []float64, n int, lead func(best, rival int, dist []floa
 	if best < 0 {
 		return -1, -1, math.Inf(-1)
 	}
-	l = math.Inf(1)
-	for c, d := range dist[:n] {
-		if c != best && !math.IsNaN(d) {
-			if v := lead(best, c, dist); v < l || runner < 0 {
-				runner, l = c, min(l, v)
+	runner, l = rivalOf(best, dist, n, lead)
+	return best, runner, l
+}
+
+// leadOver is class c's least lead over every other class and, a card, its blank: what decide
+// compares with the margin were c the best.
+func leadOver(c int, dist []float64, n int, lead func(best, rival int, dist []float64) float64) float64 {
+	_, l := rivalOf(c, dist, n, lead)
+	return l
+}
+
+// rivalOf returns the rival class c leads least (n+c for its blank) and its lead over it.
+func rivalOf(c int, dist []float64, n int, lead func(best, rival int, dist []float64) float64) (runner int, l float64) {
+	runner, l = -1, math.Inf(1)
+	for r, d := range dist[:n] {
+		if r != c && !math.IsNaN(d) {
+			if v := lead(c, r, dist); v < l || runner < 0 {
+				runner, l = r, min(l, v)
 			}
 		}
 	}
-	if len(dist) >= 2*n && !nonCard(best) {
-		if v := lead(best, n+best, dist); v < l {
-			runner, l = n+best, v
+	if len(dist) >= 2*n && !nonCard(c) {
+		if v := lead(c, n+c, dist); v < l {
+			runner, l = n+c, v
 		}
 	}
-	return best, runner, l
+	return runner, l
 }
 
 func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }

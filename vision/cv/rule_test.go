@@ -102,7 +102,7 @@ func TestUpperTail(t *testing.T) {
 	}
 }
 
-// fitRule puts the margin past the leads other classes reached over the frames' own, so that
+// fitRule puts the margin past the leads by which other classes came near being read, so that
 // the estimated false accepts are under the target, and the threshold at the fitShare of the
 // own class's distances.
 func TestFitRule(t *testing.T) {
@@ -183,6 +183,29 @@ func TestFitRule(t *testing.T) {
 	}
 	if !(ft3.readRate < ft.readRate) {
 		t.Errorf("read %.3f with the part threshold, %.3f without: it rejects nothing", ft3.readRate, ft.readRate)
+	}
+
+	// The margin is set by the rule's near misses: a wrong class that leads the frame's own by
+	// far but not its own blank (the frame shows no index) would be rejected, and does not
+	// raise it; the same frame with the blank far does, and so does one whose wrong class has
+	// a part that does not fit (the part threshold is left out of the near misses: rule.go).
+	miss := func(blank, part float64) trial {
+		return trial{measured: true, own: 0, dist: []float64{1.2, 0.2, 12, 99, blank, 99, 1.2, part, 12}}
+	}
+	l = lead(1, 0, miss(99, 0.2).dist)
+	for _, c := range []struct {
+		name        string
+		blank, part float64
+		past        bool
+	}{
+		{"vetoed by its blank", 0.21, 0.2, false},
+		{"a part that does not fit", 99, ft3.maxPart + 1, true},
+		{"read wrong", 99, 0.2, true},
+	} {
+		ft4 := fitRule(append(slices.Clone(trials), miss(c.blank, c.part)), 3, lead)
+		if got := ft4.minLead > l; got != c.past {
+			t.Errorf("%s: margin %v with a frame another class leads by %v (margin %v without it)", c.name, ft4.minLead, l, ft3.minLead)
+		}
 	}
 }
 
