@@ -198,6 +198,11 @@ func visionEval(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 			return err
 		}
 	}
+	for _, t := range e.Rejections {
+		if _, err := t.WriteTo(stdout); err != nil {
+			return err
+		}
+	}
 	bad := e.Misread()
 	if *list {
 		for _, f := range bad {

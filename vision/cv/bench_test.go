@@ -69,9 +69,9 @@ func BenchmarkTableFrame(b *testing.B) { benchView(b, vision.Table) }
 
 // BenchmarkHeldOut renders designs of the held-out set (visiontest.HeldOut: never used while
 // the recognizer was changed), calibrates each from its pass through the reader, from that pass
-// and a second turned end for end, and from its photographs, and reads its frames: the figures of decks Sabot was not tuned on, printed (not
-// logged: a benchmark's log is cut short). It reads
-// SABOT_HELDOUT designs spread over the set (default 3; "all" for every one).
+// and a second turned end for end, and from its photographs, and reads its frames: the figures
+// of decks Sabot was not tuned on, printed (not logged: a benchmark's log is cut short). It
+// reads SABOT_HELDOUT designs spread over the set (default 3; "all" for every one).
 func BenchmarkHeldOut(b *testing.B) {
 	n := 3
 	switch s := os.Getenv("SABOT_HELDOUT"); {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 
 	"gocv.io/x/gocv"
 
@@ -36,6 +37,59 @@ type Evaluation struct {
 	// Fits holds, per group, how the labelled classes fit (Groups' order; none for a group
 	// without a frame of a class the profile knows, such as the empty window).
 	Fits []*FitTally
+	// Rejections holds, per group with a rejected frame, which test rejected them (Groups'
+	// order).
+	Rejections []*RejectTally
+}
+
+// RejectTally counts a group's rejected frames by the test of the rule that rejected them
+// (Decision.Test; TestNoCard where no card was found to compare), and those under the margin by
+// the pair of classes: what a technician looks at first when a profile reads too little.
+type RejectTally struct {
+	Group  string
+	ByTest map[string]int
+	Pairs  map[string]int // "best/runner-up" under the margin
+}
+
+// TestNoCard: the frame's card was not found (no outline, the window empty), or the frame could
+// not be read at all.
+const TestNoCard = "no card found"
+
+// WriteTo writes the tally as one line, the tests in the rule's order, the three most frequent
+// pairs under the margin after theirs.
+func (t *RejectTally) WriteTo(w io.Writer) (int64, error) {
+	var b strings.Builder
+	total := 0
+	for _, k := range []string{TestNoCard, TestMeasured, TestThreshold, TestPart, TestBlank, TestMargin} {
+		c := t.ByTest[k]
+		if c == 0 {
+			continue
+		}
+		total += c
+		fmt.Fprintf(&b, ", %d %s", c, k)
+		if k == TestMargin {
+			pairs := make([]string, 0, len(t.Pairs))
+			for p := range t.Pairs {
+				pairs = append(pairs, p)
+			}
+			sort.Slice(pairs, func(i, j int) bool {
+				a, c := t.Pairs[pairs[i]], t.Pairs[pairs[j]]
+				return a > c || a == c && pairs[i] < pairs[j]
+			})
+			for i, p := range pairs[:min(3, len(pairs))] {
+				sep := " ("
+				if i > 0 {
+					sep = ", "
+				}
+				fmt.Fprintf(&b, "%s%s %d", sep, p, t.Pairs[p])
+			}
+			if len(pairs) > 0 {
+				b.WriteString(")")
+			}
+		}
+	}
+	n, err := fmt.Fprintf(w, "%-5s %d rejected%s\n", t.Group, total, b.String())
+	return int64(n), err
 }
 
 // FitTally counts a group's frames in which a card was found and compared with its labelled
@@ -77,6 +131,7 @@ func Evaluate(dir string, shoe, table *Recognizer) (*Evaluation, error) {
 	e := &Evaluation{Dir: dir}
 	groups := map[string]*vision.Tally{}
 	fits := map[string]*FitTally{}
+	rejects := map[string]*RejectTally{}
 	for _, l := range labels {
 		r := shoe
 		if l.View == vision.Table {
@@ -99,6 +154,14 @@ func Evaluate(dir string, shoe, table *Recognizer) (*Evaluation, error) {
 			e.Groups = append(e.Groups, t)
 		}
 		t.Add(l, ef.Result)
+		if ef.Result.Kind == vision.Reject {
+			rt := rejects[l.Group]
+			if rt == nil {
+				rt = &RejectTally{Group: l.Group, ByTest: map[string]int{}, Pairs: map[string]int{}}
+				rejects[l.Group] = rt
+			}
+			rt.add(r, ef)
+		}
 		if ef.Err == nil && ef.Result.Evidence != nil {
 			if c := slices.Index(r.Classes(), l.Token()); c >= 0 && c < len(ef.Result.Evidence.Dist) {
 				f := fits[l.Group]
@@ -119,8 +182,28 @@ func Evaluate(dir string, shoe, table *Recognizer) (*Evaluation, error) {
 		if f := fits[g.Group]; f != nil {
 			e.Fits = append(e.Fits, f)
 		}
+		if t := rejects[g.Group]; t != nil {
+			e.Rejections = append(e.Rejections, t)
+		}
 	}
 	return e, nil
+}
+
+// add counts one rejected frame: the rule decided again from its evidence says which test.
+func (t *RejectTally) add(r *Recognizer, f EvalFrame) {
+	if f.Err != nil || r == nil || f.Result.Evidence == nil || len(f.Result.Evidence.Dist) != distLen*len(r.m.classes) {
+		t.ByTest[TestNoCard]++
+		return
+	}
+	_, d := r.decide(f.Result.Evidence.Dist)
+	if d.Test == "" {
+		t.ByTest[TestNoCard]++ // not expected: a frame compared is rejected by decide alone
+		return
+	}
+	t.ByTest[d.Test]++
+	if d.Test == TestMargin {
+		t.Pairs[d.Best+"/"+d.Runner]++
+	}
 }
 
 // Misread returns the frames read wrong or rejected.

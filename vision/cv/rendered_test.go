@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"image"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -531,5 +532,97 @@ func TestEvalFits(t *testing.T) {
 	}
 	if len(e.Fits) != 1 || e.Fits[0].Measured < 10 || e.Fits[0].Beyond != e.Fits[0].Measured {
 		t.Errorf("frames labelled six ranks away: %+v, want every one of at least 10 beyond the threshold", e.Fits)
+	}
+}
+
+// TestEvalRejections: eval names the test of the rule that rejected each frame, and the tally
+// adds up to the group's rejections. The fixture's profile with a margin no frame can reach
+// rejects every frame compared under the margin (or as showing no index), and with a threshold
+// near 0 every one as fitting nothing.
+func TestEvalRejections(t *testing.T) {
+	dir, p := rendered(t)
+	frames := filepath.Join(dir, "frames")
+	for _, c := range []struct {
+		name  string
+		alter func(*calibration.VisionRule)
+		tests []string // the tests that may reject a frame compared
+	}{
+		{"as calibrated", func(*calibration.VisionRule) {}, nil},
+		{"margin unreachable", func(r *calibration.VisionRule) { r.MaxDistance, r.MaxPart, r.MinLead = 1e3, 1e3, 1e3 }, []string{cv.TestBlank, cv.TestMargin}},
+		{"threshold near 0", func(r *calibration.VisionRule) { r.MaxDistance = 1e-6 }, []string{cv.TestThreshold}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			q := *p
+			q.Rules = maps.Clone(p.Rules)
+			rule := q.Rules["shoe"]
+			c.alter(&rule)
+			q.Rules["shoe"] = rule
+			if err := q.Seal(); err != nil {
+				t.Fatal(err)
+			}
+			shoe, err := cv.New(&q, vision.Shoe)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer shoe.Close()
+			e, err := cv.Evaluate(frames, shoe, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var tally *cv.RejectTally
+			for _, rt := range e.Rejections {
+				var b strings.Builder
+				rt.WriteTo(&b)
+				t.Log(strings.TrimSpace(b.String()))
+				if rt.Group == "shoe" {
+					tally = rt
+				}
+			}
+			var g *vision.Tally
+			for _, x := range e.Groups {
+				if x.Group == "shoe" {
+					g = x
+				}
+			}
+			if g == nil {
+				t.Fatal("no shoe frames")
+			}
+			sum, pairs := 0, 0
+			if tally != nil {
+				for _, n := range tally.ByTest {
+					sum += n
+				}
+				for _, n := range tally.Pairs {
+					pairs += n
+				}
+				if pairs != tally.ByTest[cv.TestMargin] {
+					t.Errorf("%d frames under the margin, %d in its pairs", tally.ByTest[cv.TestMargin], pairs)
+				}
+			}
+			if sum != g.Reject {
+				t.Fatalf("the tests account for %d rejected shoe frames, the group has %d", sum, g.Reject)
+			}
+			if c.tests == nil {
+				return
+			}
+			// Every shoe frame is rejected: those compared by the tests expected, the others
+			// because no card was found.
+			compared := 0
+			for _, f := range e.Frames {
+				if f.Group == "shoe" && f.Result.Evidence != nil {
+					compared++
+				}
+			}
+			if g.Reject != g.Frames() || compared < g.Frames()/2 {
+				t.Fatalf("%d of %d shoe frames rejected, %d compared", g.Reject, g.Frames(), compared)
+			}
+			by := 0
+			for _, k := range c.tests {
+				by += tally.ByTest[k]
+			}
+			if by != compared || tally.ByTest[cv.TestNoCard] != g.Frames()-compared {
+				t.Errorf("tests %v reject %d of %d frames compared; %d no card found of %d", c.tests, by, compared, tally.ByTest[cv.TestNoCard], g.Frames()-compared)
+			}
+		})
 	}
 }
