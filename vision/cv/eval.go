@@ -5,6 +5,7 @@ import (
 	"image"
 	"image/color"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -42,51 +43,45 @@ type Evaluation struct {
 	Rejections []*RejectTally
 }
 
-// RejectTally counts a group's rejected frames by the test of the rule that rejected them
-// (Decision.Test; TestNoCard where no card was found to compare), and those under the margin by
-// the pair of classes: what a technician looks at first when a profile reads too little.
+// RejectTally counts a group's rejected frames by why (Decision.By; RefusedNoCard where no
+// card was found to compare, RefusedUnread where the frame was not read at all), and those under
+// the margin by the pair of classes: what a technician looks at first when a profile reads too
+// little.
 type RejectTally struct {
-	Group  string
-	ByTest map[string]int
-	Pairs  map[string]int // "best/runner-up" under the margin
+	Group string
+	By    map[Refusal]int
+	Pairs map[string]int // "best/runner-up" under the margin
 }
 
-// TestNoCard: the frame's card was not found (no outline, the window empty), or the frame could
-// not be read at all.
-const TestNoCard = "no card found"
-
-// WriteTo writes the tally as one line, the tests in the rule's order, the three most frequent
-// pairs under the margin after theirs.
+// WriteTo writes the tally as one line: the total, each reason in the order decide applies
+// them and, after the margin's count, its three most frequent best/runner-up pairs.
 func (t *RejectTally) WriteTo(w io.Writer) (int64, error) {
 	var b strings.Builder
 	total := 0
-	for _, k := range []string{TestNoCard, TestMeasured, TestThreshold, TestPart, TestBlank, TestMargin} {
-		c := t.ByTest[k]
-		if c == 0 {
+	// NotRefused first: never expected of a rejected frame, shown if it is.
+	for r := NotRefused; r < nRefusals; r++ {
+		k := t.By[r]
+		if k == 0 {
 			continue
 		}
-		total += c
-		fmt.Fprintf(&b, ", %d %s", c, k)
-		if k == TestMargin {
-			pairs := make([]string, 0, len(t.Pairs))
-			for p := range t.Pairs {
-				pairs = append(pairs, p)
-			}
-			sort.Slice(pairs, func(i, j int) bool {
-				a, c := t.Pairs[pairs[i]], t.Pairs[pairs[j]]
-				return a > c || a == c && pairs[i] < pairs[j]
-			})
-			for i, p := range pairs[:min(3, len(pairs))] {
-				sep := " ("
-				if i > 0 {
-					sep = ", "
-				}
-				fmt.Fprintf(&b, "%s%s %d", sep, p, t.Pairs[p])
-			}
-			if len(pairs) > 0 {
-				b.WriteString(")")
-			}
+		total += k
+		fmt.Fprintf(&b, ", %d %s", k, r)
+		if r != RefusedMargin || len(t.Pairs) == 0 {
+			continue
 		}
+		pairs := slices.Collect(maps.Keys(t.Pairs))
+		sort.Slice(pairs, func(i, j int) bool {
+			ni, nj := t.Pairs[pairs[i]], t.Pairs[pairs[j]]
+			return ni > nj || ni == nj && pairs[i] < pairs[j]
+		})
+		for i, p := range pairs[:min(3, len(pairs))] {
+			sep := ", "
+			if i == 0 {
+				sep = " ("
+			}
+			fmt.Fprintf(&b, "%s%s %d", sep, p, t.Pairs[p])
+		}
+		b.WriteString(")")
 	}
 	n, err := fmt.Fprintf(w, "%-5s %d rejected%s\n", t.Group, total, b.String())
 	return int64(n), err
@@ -157,7 +152,7 @@ func Evaluate(dir string, shoe, table *Recognizer) (*Evaluation, error) {
 		if ef.Result.Kind == vision.Reject {
 			rt := rejects[l.Group]
 			if rt == nil {
-				rt = &RejectTally{Group: l.Group, ByTest: map[string]int{}, Pairs: map[string]int{}}
+				rt = &RejectTally{Group: l.Group, By: map[Refusal]int{}, Pairs: map[string]int{}}
 				rejects[l.Group] = rt
 			}
 			rt.add(r, ef)
@@ -191,18 +186,18 @@ func Evaluate(dir string, shoe, table *Recognizer) (*Evaluation, error) {
 
 // add counts one rejected frame: the rule decided again from its evidence says which test.
 func (t *RejectTally) add(r *Recognizer, f EvalFrame) {
-	if f.Err != nil || r == nil || f.Result.Evidence == nil || len(f.Result.Evidence.Dist) != distLen*len(r.m.classes) {
-		t.ByTest[TestNoCard]++
-		return
-	}
-	_, d := r.decide(f.Result.Evidence.Dist)
-	if d.Test == "" {
-		t.ByTest[TestNoCard]++ // not expected: a frame compared is rejected by decide alone
-		return
-	}
-	t.ByTest[d.Test]++
-	if d.Test == TestMargin {
-		t.Pairs[d.Best+"/"+d.Runner]++
+	switch {
+	case f.Err != nil || r == nil:
+		t.By[RefusedUnread]++
+	case f.Result.Evidence == nil || len(f.Result.Evidence.Dist) != distLen*len(r.m.classes):
+		t.By[RefusedNoCard]++
+	default:
+		// A frame compared is rejected by decide alone (read), so its decision names a test.
+		_, d := r.decide(f.Result.Evidence.Dist)
+		t.By[d.By]++
+		if d.By == RefusedMargin {
+			t.Pairs[d.Best+"/"+d.Runner]++
+		}
 	}
 }
 

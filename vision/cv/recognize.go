@@ -287,8 +287,8 @@ type Decision struct {
 	Lead         float64 // its lead over the runner-up
 	Part         float64 // the best class's worst-fitting part's distance
 	Accepted     bool
-	Test         string // which of the rule's tests rejected the frame (Test… constants), or ""
-	Rule         string // the rule that decided, in words
+	By           Refusal // which of the rule's tests rejected the frame; NotRefused if accepted
+	Rule         string  // the rule that decided, in words
 	MaxDistance  float64
 	MinLead      float64
 	MaxPart      float64
@@ -350,7 +350,7 @@ func (r *Recognizer) decide(dist []float64) (vision.Result, Decision) {
 	n := len(r.m.classes)
 	best, runner, lead := bestAndRunner(dist, n, r.lead)
 	if best < 0 {
-		dec.Rule, dec.Test = "rejected: no class could be measured", TestMeasured
+		dec.Rule, dec.By = "rejected: no class could be measured", RefusedMeasure
 		return vision.Rejected("no class could be measured", 0), dec
 	}
 	dec.best = best
@@ -364,19 +364,19 @@ func (r *Recognizer) decide(dist []float64) (vision.Result, Decision) {
 	conf := max(0, min(1, lead/(2*max(r.rule.MinLead, 1e-9))))
 	switch {
 	case dist[best] > r.rule.MaxDistance:
-		dec.Test = TestThreshold
+		dec.By = RefusedThreshold
 		dec.Rule = fmt.Sprintf("rejected: the best class %s is at distance %.3f, above the threshold %.3f: not a card of this deck as calibrated (runner-up %s)", dec.Best, dist[best], r.rule.MaxDistance, dec.Runner)
 		return vision.Rejected(fmt.Sprintf("nothing fits: best %s at distance %.2f (at most %.2f), runner-up %s", dec.Best, dist[best], r.rule.MaxDistance, dec.Runner), conf), dec
 	case dec.Part > r.rule.MaxPart:
-		dec.Test = TestPart
+		dec.By = RefusedPart
 		dec.Rule = fmt.Sprintf("rejected: the best class %s fits as a whole (distance %.3f) but one of its parts does not (distance %.3f, above the part threshold %.3f): another card, or a part the outline misplaced (runner-up %s)", dec.Best, dist[best], dec.Part, r.rule.MaxPart, dec.Runner)
 		return vision.Rejected(fmt.Sprintf("a part does not fit: best %s, its worst part at %.2f (at most %.2f), runner-up %s", dec.Best, dec.Part, r.rule.MaxPart, dec.Runner), conf), dec
 	case runner >= n && lead < r.rule.MinLead:
-		dec.Test = TestBlank
+		dec.By = RefusedBlank
 		dec.Rule = fmt.Sprintf("rejected: %s leads its blank (the card without ink, at distance %.3f) by %.2f, under the margin %.2f: the frame does not show its index", dec.Best, dist[runner], lead, r.rule.MinLead)
 		return vision.Rejected(fmt.Sprintf("no index: %s leads a blank by %.2f (at least %.2f)", dec.Best, lead, r.rule.MinLead), 0), dec
 	case lead < r.rule.MinLead:
-		dec.Test = TestMargin
+		dec.By = RefusedMargin
 		dec.Rule = fmt.Sprintf("rejected: %s leads the runner-up %s by %.2f, under the margin %.2f", dec.Best, dec.Runner, lead, r.rule.MinLead)
 		return vision.Rejected(fmt.Sprintf("%s or %s: lead %.2f (at least %.2f)", dec.Best, dec.Runner, lead, r.rule.MinLead), conf), dec
 	}
@@ -385,14 +385,31 @@ func (r *Recognizer) decide(dist []float64) (vision.Result, Decision) {
 	return resultOf(dec.Best, conf), dec
 }
 
-// The rule's tests a frame can fail, in the order decide applies them (Decision.Test).
+// Refusal is why a frame was not read: the frame was not read at all, no card was found in it,
+// or the test of the rule it failed (in the order decide applies them).
+type Refusal int
+
 const (
-	TestMeasured  = "no class measured"
-	TestThreshold = "nothing fits"
-	TestPart      = "a part misfits"
-	TestBlank     = "no index"
-	TestMargin    = "under the margin"
+	NotRefused       Refusal = iota
+	RefusedUnread            // no recognizer for its view, or the file could not be used
+	RefusedNoCard            // no outline, one too faint, or a card cut by the frame
+	RefusedMeasure           // no class could be measured
+	RefusedThreshold         // nothing fits within the threshold
+	RefusedPart              // the best class's worst part beyond the part threshold
+	RefusedBlank             // the best card does not lead its blank: no index shown
+	RefusedMargin            // the best class leads a rival by under the margin
+	nRefusals
 )
+
+var refusalNames = [nRefusals]string{"accepted by the rule", "not read", "no card found",
+	"no class measured", "nothing fits", "a part misfits", "no index", "under the margin"}
+
+func (r Refusal) String() string {
+	if r < 0 || r >= nRefusals {
+		return fmt.Sprintf("Refusal(%d)", int(r))
+	}
+	return refusalNames[r]
+}
 
 // resultOf turns a class token into a result.
 func resultOf(tok string, conf float64) vision.Result {

@@ -537,19 +537,23 @@ func TestEvalFits(t *testing.T) {
 
 // TestEvalRejections: eval names the test of the rule that rejected each frame, and the tally
 // adds up to the group's rejections. The fixture's profile with a margin no frame can reach
-// rejects every frame compared under the margin (or as showing no index), and with a threshold
-// near 0 every one as fitting nothing.
+// (1e3, the most a profile may hold) rejects every frame compared under the margin (or as
+// showing no index), and with a threshold near 0 every one as fitting nothing.
 func TestEvalRejections(t *testing.T) {
 	dir, p := rendered(t)
 	frames := filepath.Join(dir, "frames")
+	unreachable := func(r *calibration.VisionRule) {
+		r.MaxDistance, r.MaxPart, r.MinLead = 1e3, 1e3, 1e3
+	}
+	nearZero := func(r *calibration.VisionRule) { r.MaxDistance = 1e-6 }
 	for _, c := range []struct {
 		name  string
 		alter func(*calibration.VisionRule)
-		tests []string // the tests that may reject a frame compared
+		by    []cv.Refusal // the tests that may reject a frame compared
 	}{
 		{"as calibrated", func(*calibration.VisionRule) {}, nil},
-		{"margin unreachable", func(r *calibration.VisionRule) { r.MaxDistance, r.MaxPart, r.MinLead = 1e3, 1e3, 1e3 }, []string{cv.TestBlank, cv.TestMargin}},
-		{"threshold near 0", func(r *calibration.VisionRule) { r.MaxDistance = 1e-6 }, []string{cv.TestThreshold}},
+		{"margin unreachable", unreachable, []cv.Refusal{cv.RefusedBlank, cv.RefusedMargin}},
+		{"threshold near 0", nearZero, []cv.Refusal{cv.RefusedThreshold}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			q := *p
@@ -565,44 +569,43 @@ func TestEvalRejections(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer shoe.Close()
-			e, err := cv.Evaluate(frames, shoe, nil)
+			e, err := cv.Evaluate(frames, shoe, nil) // no table recognizer: its frames not read
 			if err != nil {
 				t.Fatal(err)
 			}
-			var tally *cv.RejectTally
+			tallies := map[string]*cv.RejectTally{}
 			for _, rt := range e.Rejections {
 				var b strings.Builder
 				rt.WriteTo(&b)
 				t.Log(strings.TrimSpace(b.String()))
-				if rt.Group == "shoe" {
-					tally = rt
-				}
+				tallies[rt.Group] = rt
 			}
-			var g *vision.Tally
-			for _, x := range e.Groups {
-				if x.Group == "shoe" {
-					g = x
-				}
+			groups := map[string]*vision.Tally{}
+			for _, g := range e.Groups {
+				groups[g.Group] = g
 			}
-			if g == nil {
-				t.Fatal("no shoe frames")
+			g, tally := groups["shoe"], tallies["shoe"]
+			if g == nil || tally == nil || tallies["table"] == nil {
+				t.Fatalf("shoe frames %v, their rejections %v, table's %v", g, tally, tallies["table"])
+			}
+			if tb := groups["table"]; tallies["table"].By[cv.RefusedUnread] != tb.Frames() {
+				t.Errorf("table: %v, want all %d frames not read", tallies["table"].By, tb.Frames())
 			}
 			sum, pairs := 0, 0
-			if tally != nil {
-				for _, n := range tally.ByTest {
-					sum += n
-				}
-				for _, n := range tally.Pairs {
-					pairs += n
-				}
-				if pairs != tally.ByTest[cv.TestMargin] {
-					t.Errorf("%d frames under the margin, %d in its pairs", tally.ByTest[cv.TestMargin], pairs)
-				}
+			for _, n := range tally.By {
+				sum += n
 			}
-			if sum != g.Reject {
-				t.Fatalf("the tests account for %d rejected shoe frames, the group has %d", sum, g.Reject)
+			for _, n := range tally.Pairs {
+				pairs += n
 			}
-			if c.tests == nil {
+			if pairs != tally.By[cv.RefusedMargin] {
+				t.Errorf("%d under the margin, %d in its pairs", tally.By[cv.RefusedMargin], pairs)
+			}
+			if sum != g.Reject || tally.By[cv.NotRefused] != 0 {
+				t.Fatalf("the reasons count %d rejected shoe frames (%d accepted by the rule), "+
+					"the group %d", sum, tally.By[cv.NotRefused], g.Reject)
+			}
+			if c.by == nil {
 				return
 			}
 			// Every shoe frame is rejected: those compared by the tests expected, the others
@@ -617,11 +620,12 @@ func TestEvalRejections(t *testing.T) {
 				t.Fatalf("%d of %d shoe frames rejected, %d compared", g.Reject, g.Frames(), compared)
 			}
 			by := 0
-			for _, k := range c.tests {
-				by += tally.ByTest[k]
+			for _, k := range c.by {
+				by += tally.By[k]
 			}
-			if by != compared || tally.ByTest[cv.TestNoCard] != g.Frames()-compared {
-				t.Errorf("tests %v reject %d of %d frames compared; %d no card found of %d", c.tests, by, compared, tally.ByTest[cv.TestNoCard], g.Frames()-compared)
+			if by != compared || tally.By[cv.RefusedNoCard] != g.Frames()-compared {
+				t.Errorf("%v reject %d of %d frames compared; %d no card found of %d",
+					c.by, by, compared, tally.By[cv.RefusedNoCard], g.Frames()-compared)
 			}
 		})
 	}
